@@ -1,0 +1,20 @@
+/** Business constants of spec section 9 and CONTRACT sections 1-5, shared by server and browser. */
+export const MIN_PASSWORD_LENGTH = 6;
+export const ICON_MAX_DIMENSION = 256;
+export const ICON_MAX_BYTES = 100 * 1024;
+export const ICON_QUALITY = 0.85;
+export const ICON_ACCEPTED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'svg'] as const;
+export const SEARCH_DEBOUNCE_MS = 300;
+export const NOTIFICATION_AUTOCLOSE_MS = 5000;
+export const DELETE_CONFIRMATION_WORD = 'DELETE';
+export const IMPORT_EXTENSION = '.catalog';
+export const IMPORT_MAX_COMPRESSED_BYTES = 10 * 1024 * 1024;
+export const IMPORT_MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
+export const MAX_TIMELINE_QUARTERS = 40;
+export const DEFAULT_TIMELINE_QUARTERS = 8;
+export const MAX_NAME_LENGTH = 200;
+export const MAX_SLUG_LENGTH = 100;
+export const MAX_TEXT_LENGTH = 10_000;
+export const MAX_RICH_TEXT_LENGTH = 100_000;
+export const MAX_EMAIL_LENGTH = 254;
+export const MAX_PASSWORD_LENGTH = 1024;

@@ -1,0 +1,41 @@
+import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+
+export const ADMIN = { email: process.env.E2E_ADMIN_EMAIL ?? 'admin@example.com', password: process.env.E2E_ADMIN_PASSWORD ?? 'admin-password-e2e' };
+export const FIRST_TENANT = { name: 'My Organisation', slug: 'my-organisation' };
+
+/** Signs in through the real login page. */
+export async function loginThroughPage(page: Page, email: string, password: string) {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log In' }).click();
+}
+
+/** Fails the test on any axe-core violation of the current screen. */
+export async function expectAccessible(page: Page, context = '') {
+  const results = await new AxeBuilder({ page }).analyze();
+  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  expect(summary, `axe violations ${context}`).toEqual([]);
+}
+
+/** A signed-in API client for seeding data through the product's own API. */
+export async function apiAs(request: APIRequestContext, email: string, password: string, tenantSlug?: string) {
+  const res = await request.post('/api/auth/login', { data: { email, password } });
+  expect(res.status(), await res.text()).toBe(200);
+  const session = await res.json();
+  const headers = (slug = tenantSlug ?? session.tenant?.slug) => ({
+    authorization: `Bearer ${session.token}`,
+    ...(slug ? { 'x-tenant-slug': slug } : {}),
+  });
+  const send = async (method: string, url: string, data?: unknown, slug?: string) => {
+    const r = await request.fetch(`/api${url}`, { method, headers: headers(slug), data });
+    const body = r.status() === 204 ? null : await r.json().catch(() => null);
+    if (r.status() >= 400) throw new Error(`${method} ${url} -> ${r.status()}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  return { session, send };
+}
+
+export const test = base;
+export { expect };

@@ -1,0 +1,88 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Config } from './config';
+import type { Database } from './db';
+import { TokenService } from './auth/tokens';
+import { LoginLimiter } from './auth/loginLimiter';
+import { errorsPlugin } from './plugins/errors';
+import { securityPlugin } from './plugins/security';
+import { sessionPlugin } from './plugins/session';
+import { tenantPlugin } from './plugins/tenant';
+import { spaPlugin } from './plugins/spa';
+import { registerRoutes } from './routes';
+import { M } from '../common/messages';
+import './plugins/context';
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  jwtSecret: string;
+  /** Folder of the built web app; unset serves only the API. */
+  webRoot?: string | null;
+  logger?: boolean;
+}
+
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../dist/web', import.meta.url));
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Strips secrets from logged URLs (one-time sign-in codes, OIDC state). */
+function safeUrl(url: string): string {
+  return url.replace(/([?&](?:auth_token|auth_data|code|state|token)=)[^&]*/gi, '$1[redacted]');
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: config.LOG_LEVEL,
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', '*.password', '*.token'],
+              censor: '[redacted]',
+            },
+            serializers: {
+              req: (req) => ({ method: req.method, url: safeUrl(req.url), remoteAddress: req.ip }),
+            },
+          },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: 200 },
+  });
+
+  app.decorate('config', config);
+  app.decorate('database', options.database);
+  app.decorate('tokens', new TokenService(options.jwtSecret));
+  app.decorate('loginLimiter', new LoginLimiter(config.LOGIN_MAX_FAILURES_PER_ACCOUNT, config.LOGIN_MAX_FAILURES_PER_ADDRESS));
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+    if (req.url.startsWith('/api/')) reply.header('Cache-Control', reply.getHeader('Cache-Control') ?? 'no-store');
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(securityPlugin);
+  await app.register(sessionPlugin);
+  await app.register(tenantPlugin);
+  if (config.API_RATE_LIMIT > 0) {
+    await app.register(rateLimit, {
+      global: true,
+      hook: 'preHandler',
+      max: config.API_RATE_LIMIT,
+      timeWindow: 60_000,
+      keyGenerator: (req) => (req.actor ? `u:${req.actor.user.id}` : `ip:${req.ip}`),
+      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: M.tooManyRequests, code: 'rate_limited', retryAfter: ctx.after }),
+    });
+  }
+  await registerRoutes(app);
+  if (options.webRoot !== null) await app.register(spaPlugin, { root: options.webRoot ?? DEFAULT_WEB_ROOT });
+  return app;
+}

@@ -1,0 +1,53 @@
+import type { Executor } from '../db';
+import { auditLog } from '../db/schema';
+import type { Actor } from '../plugins/context';
+
+export type AuditAction =
+  | 'auth.login'
+  | 'auth.login_failed'
+  | 'auth.logout'
+  | 'impersonation.start'
+  | 'impersonation.stop'
+  | 'user.create'
+  | 'user.delete'
+  | 'user.role_change'
+  | 'user.memberships_change'
+  | 'service.create'
+  | 'service.import'
+  | 'service.archive'
+  | 'service.unarchive'
+  | 'service.move'
+  | 'service.delete'
+  | 'service_role.assign'
+  | 'service_role.change'
+  | 'service_role.remove'
+  | 'tenant.create'
+  | 'tenant.update'
+  | 'tenant.archive'
+  | 'tenant.unarchive'
+  | 'tenant.delete'
+  | 'category.delete'
+  | 'aspect.delete';
+
+export interface AuditEntry {
+  tenantId: string | null;
+  action: AuditAction;
+  targetType?: string;
+  targetId?: string;
+  details?: Record<string, unknown>;
+}
+
+/** Writes one audit row naming the actor and, while impersonating, the super admin behind them. */
+export async function writeAudit(db: Executor, actor: Actor | null, entry: AuditEntry & { actorId?: string; actorEmail?: string }) {
+  await db.insert(auditLog).values({
+    tenantId: entry.tenantId,
+    actorId: actor?.user.id ?? entry.actorId ?? null,
+    actorEmail: actor?.user.email ?? entry.actorEmail ?? null,
+    impersonatorId: actor?.impersonator?.id ?? null,
+    impersonatorEmail: actor?.impersonator?.email ?? null,
+    action: entry.action,
+    targetType: entry.targetType ?? null,
+    targetId: entry.targetId ?? null,
+    details: entry.details ?? null,
+  });
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { ROLES } from '../common/roles';
+
+const boolFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(6, 'must be at least 6 characters').optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  ENTRA_TENANT_ID: z.string().min(1).optional(),
+  ENTRA_CLIENT_ID: z.string().min(1).optional(),
+  ENTRA_CLIENT_SECRET: z.string().min(1).optional(),
+  ENTRA_ISSUER: z.string().url().optional(),
+  ENTRA_DEFAULT_TENANT: z.string().min(1).optional(),
+  ENTRA_DEFAULT_ROLE: z.enum(ROLES).default('reader'),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
+  API_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  SEED_DEMO: boolFlag.default(true),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(8 * 60 * 60),
+  IMPERSONATION_TTL_SECONDS: z.coerce.number().int().min(60).default(60 * 60),
+  TRUST_PROXY: boolFlag.default(false),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  publicUrl: string;
+  entra: { tenantId: string; clientId: string; clientSecret: string; issuer: string } | null;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; a bad value stops the boot with a readable list of every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  const entra =
+    e.ENTRA_CLIENT_ID && e.ENTRA_CLIENT_SECRET && (e.ENTRA_TENANT_ID || e.ENTRA_ISSUER)
+      ? {
+          tenantId: e.ENTRA_TENANT_ID ?? '',
+          clientId: e.ENTRA_CLIENT_ID,
+          clientSecret: e.ENTRA_CLIENT_SECRET,
+          issuer: e.ENTRA_ISSUER ?? `https://login.microsoftonline.com/${e.ENTRA_TENANT_ID}/v2.0`,
+        }
+      : null;
+  return { ...e, publicUrl, entra };
+}

@@ -1,0 +1,82 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../client';
+import { revokedTokens, tenantMemberships, tenants, users } from '../schema';
+
+export type UserRow = typeof users.$inferSelect;
+export type TenantRow = typeof tenants.$inferSelect;
+
+/** A user with the ids of every tenant they belong to (the primary tenant included). */
+export interface UserWithTenants extends UserRow {
+  tenantIds: string[];
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1);
+  return row;
+}
+
+/**
+ * Loads a session's user, their memberships and whether the token was revoked, in one statement.
+ */
+export async function loadSessionUser(
+  db: Executor,
+  userId: string,
+  jti: string,
+): Promise<{ user: UserWithTenants; revoked: boolean } | undefined> {
+  const rows = await db
+    .select({
+      user: users,
+      tenantIds: sql<string[]>`coalesce((select array_agg(m.tenant_id::text) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
+      revoked: sql<boolean>`exists(select 1 from revoked_tokens r where r.jti = ${jti})`,
+    })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return undefined;
+  return { user: withPrimary(row.user, row.tenantIds), revoked: Boolean(row.revoked) };
+}
+
+export async function loadUserWithTenants(db: Executor, userId: string): Promise<UserWithTenants | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
+  if (!row) return undefined;
+  const memberships = await db
+    .select({ tenantId: tenantMemberships.tenantId })
+    .from(tenantMemberships)
+    .where(eq(tenantMemberships.userId, userId));
+  return withPrimary(
+    row,
+    memberships.map((m) => m.tenantId),
+  );
+}
+
+function withPrimary(user: UserRow, tenantIds: string[]): UserWithTenants {
+  const ids = new Set(tenantIds);
+  ids.add(user.tenantId);
+  return { ...user, tenantIds: [...ids] };
+}
+
+export async function findTenantBySlug(db: Executor, slug: string): Promise<TenantRow | undefined> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.slug, slug)).limit(1);
+  return row;
+}
+
+export async function findTenantById(db: Executor, id: string): Promise<TenantRow | undefined> {
+  const [row] = await db.select().from(tenants).where(eq(tenants.id, id)).limit(1);
+  return row;
+}
+
+/** The active tenants a user may work in: every active tenant for a super admin. */
+export async function listAvailableTenants(db: Executor, user: UserWithTenants, superAdmin: boolean): Promise<TenantRow[]> {
+  const where = superAdmin
+    ? eq(tenants.archived, false)
+    : and(eq(tenants.archived, false), inArray(tenants.id, user.tenantIds.length ? user.tenantIds : [user.tenantId]));
+  return db.select().from(tenants).where(where).orderBy(tenants.name);
+}
+
+export async function revokeToken(db: Executor, jti: string, expiresAt: Date): Promise<void> {
+  await db
+    .insert(revokedTokens)
+    .values({ jti, expiresAt })
+    .onConflictDoNothing();
+}

@@ -1,0 +1,95 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`);
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const tenants = pgTable('tenants', {
+  id: id(),
+  name: text('name').notNull(),
+  slug: text('slug').notNull().unique(),
+  archived: boolean('archived').notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: id(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['reader', 'editor', 'admin'] }).notNull().default('reader'),
+    superAdmin: boolean('super_admin').notNull().default(false),
+    /** The primary tenant: deleting it deletes the user (spec section 4). */
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userGroup: text('user_group', { enum: ['manual', 'entra_auto'] }).notNull().default('manual'),
+    authProvider: text('auth_provider', { enum: ['local', 'entra'] }).notNull().default('local'),
+    passwordHash: text('password_hash'),
+    /** Microsoft identity: issuer tenant id and object id, never the mutable email claim. */
+    entraTid: text('entra_tid'),
+    entraOid: text('entra_oid'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    uniqueIndex('users_entra_identity_unique').on(t.entraTid, t.entraOid),
+    index('users_tenant_idx').on(t.tenantId),
+  ],
+);
+
+export const tenantMemberships = pgTable(
+  'tenant_memberships',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.tenantId] }), index('tenant_memberships_tenant_idx').on(t.tenantId)],
+);
+
+/** Revoked session tokens (Log Out); rows past their expiry can be purged. */
+export const revokedTokens = pgTable('revoked_tokens', {
+  jti: text('jti').primaryKey(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+/** Impersonation sessions started by super admins. */
+export const impersonations = pgTable(
+  'impersonations',
+  {
+    id: id(),
+    superAdminId: uuid('super_admin_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    impersonatedUserId: uuid('impersonated_user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: uuid('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    tokenJti: text('token_jti').notNull(),
+    startedAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('impersonations_super_admin_idx').on(t.superAdminId)],
+);
+
+/** One-time codes that hand a Microsoft sign-in over to the page (CONTRACT section 5). */
+export const authHandoffs = pgTable('auth_handoffs', {
+  codeHash: text('code_hash').primaryKey(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** Hash of the browser-bound secret set as a cookie when sign-in began. */
+  browserHash: text('browser_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  attempts: integer('attempts').notNull().default(0),
+});

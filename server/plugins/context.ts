@@ -1,0 +1,59 @@
+import type { Role } from '../../common/roles';
+import type { Database } from '../db';
+import type { TenantRow, UserWithTenants } from '../db/queries/users';
+import type { Config } from '../config';
+import type { TokenService } from '../auth/tokens';
+import type { PolicyActor } from '../policies';
+import type { LoginLimiter } from '../auth/loginLimiter';
+
+/** The caller of a request, resolved from its bearer token. */
+export interface Actor extends PolicyActor {
+  user: UserWithTenants;
+  /** The super admin behind an impersonation token. */
+  impersonator: UserWithTenants | null;
+  /** The tenant the impersonation was started in. */
+  impersonationTenantId: string | null;
+  jti: string;
+  /** Token expiry, seconds since the epoch. */
+  exp: number;
+  role: Role;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    database: Database;
+    tokens: TokenService;
+    loginLimiter: LoginLimiter;
+  }
+  interface FastifyRequest {
+    actor: Actor | null;
+    tenant: TenantRow | null;
+  }
+  interface FastifyContextConfig {
+    /** Reachable without a session. */
+    public?: boolean;
+    /** false: the route works across tenants and ignores X-Tenant-Slug. */
+    tenant?: boolean;
+  }
+}
+
+import type { FastifyRequest } from 'fastify';
+import { unauthenticated, forbidden } from '../errors';
+
+export function requireActor(req: FastifyRequest): Actor {
+  if (!req.actor) throw unauthenticated();
+  return req.actor;
+}
+
+export function requireTenant(req: FastifyRequest): TenantRow {
+  if (!req.tenant) throw forbidden();
+  return req.tenant;
+}
+
+/** Actor and tenant of a tenant-scoped route, with the tenant id policies compare records against. */
+export function scope(req: FastifyRequest): { actor: Actor; tenant: TenantRow; tenantId: string } {
+  const actor = requireActor(req);
+  const tenant = requireTenant(req);
+  return { actor, tenant, tenantId: tenant.id };
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../config';
+import { buildApp } from '../app';
+import type { Database } from '../db';
+import { openTestDatabase } from './db';
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  db: Database['db'];
+  close: () => Promise<void>;
+}
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+/** Builds the real app on a fresh database; the API rate limit is off unless a test sets it. */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const { database, dispose } = await openTestDatabase();
+  const config: Config = loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...env });
+  const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
+  await app.ready();
+  return {
+    app,
+    database,
+    db: database.db,
+    close: async () => {
+      await app.close();
+      await dispose();
+    },
+  };
+}
+
+export interface CallOptions {
+  token?: string | null;
+  tenant?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/** One API call through app.inject with a bearer token and tenant header. */
+export async function call(
+  app: FastifyInstance,
+  method: InjectOptions['method'],
+  url: string,
+  opts: CallOptions = {},
+): Promise<LightMyRequestResponse & { json: () => any }> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.tenant) headers['x-tenant-slug'] = opts.tenant;
+  return app.inject({
+    method,
+    url,
+    headers,
+    query: opts.query,
+    ...(opts.body !== undefined ? { payload: opts.body as InjectOptions['payload'] } : {}),
+  }) as never;
+}

@@ -1,0 +1,47 @@
+import { Avatar, Box, Button, Group, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { useSession } from '../session/SessionProvider';
+import { TenantSwitcher } from './TenantSwitcher';
+import { SafeHtml } from './SafeHtml';
+
+interface Props {
+  title: string;
+  /** An image URL (data URL) shown before the title. */
+  icon?: string | null;
+  /** Rich text, rendered as sanitised HTML. */
+  description?: string | null;
+  /** Controls placed before the user block (for example a back button). */
+  leading?: ReactNode;
+}
+
+/** The page header of every screen: title, optional icon and description, user name, tenant switcher, Log Out. */
+export function PageHeader({ title, icon, description, leading }: Props) {
+  const { user, logout } = useSession();
+  return (
+    <Box component="header" className="page-header" px="lg" py="md">
+      <Group justify="space-between" align="flex-start" wrap="wrap" gap="md">
+        <Group align="flex-start" gap="md" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 320px' }}>
+          {leading}
+          {icon ? <Avatar src={icon} alt="" radius="md" size={48} /> : null}
+          <Stack gap={4} style={{ minWidth: 0 }}>
+            <Title order={1} size="h2" className="page-title">
+              {title}
+            </Title>
+            {description ? <SafeHtml html={description} className="page-description" /> : null}
+          </Stack>
+        </Group>
+        {user ? (
+          <Group gap="md" wrap="nowrap">
+            <Text size="sm" c="dimmed" data-testid="user-name">
+              {user.name}
+            </Text>
+            <TenantSwitcher />
+            <Button variant="default" size="xs" onClick={() => void logout()}>
+              Log Out
+            </Button>
+          </Group>
+        ) : null}
+      </Group>
+    </Box>
+  );
+}

@@ -1,0 +1,89 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { fetchMe, logout as apiLogout, type SessionAnswer } from '../api/auth';
+import { storage, type SessionTenant, type SessionUser } from './storage';
+
+interface SessionValue {
+  user: SessionUser | null;
+  /** The tenant the session works in. */
+  tenant: SessionTenant | null;
+  /** Stores a session answered by the server (login, sign-in callback, impersonation). */
+  establish: (token: string, answer: SessionAnswer) => void;
+  /** Revokes the token, clears the session and goes to /login. */
+  logout: () => Promise<void>;
+  /** Stores the chosen tenant and reloads the page. */
+  switchTenant: (tenant: SessionTenant) => void;
+}
+
+const SessionContext = createContext<SessionValue | null>(null);
+
+export function toSessionUser(answer: SessionAnswer): SessionUser {
+  return {
+    ...answer.user,
+    tenant: answer.tenant,
+    availableTenants: answer.availableTenants,
+    impersonating: Boolean(answer.impersonating?.isImpersonating),
+  };
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [user, setUser] = useState<SessionUser | null>(() => (storage.getToken() ? storage.getUser() : null));
+
+  // Refresh the stored user from the server once per page load (roles and tenants may have changed).
+  useEffect(() => {
+    if (!storage.getToken()) return;
+    let cancelled = false;
+    fetchMe()
+      .then((answer) => {
+        if (cancelled) return;
+        const next = toSessionUser(answer);
+        storage.setUser(next);
+        setUser(next);
+      })
+      .catch(() => {
+        /* a 401 already cleared the session and went to /login */
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  const establish = useCallback((token: string, answer: SessionAnswer) => {
+    const next = toSessionUser(answer);
+    storage.setToken(token);
+    storage.setUser(next);
+    if (answer.tenant) storage.setActiveTenant(answer.tenant);
+    setUser(next);
+  }, []);
+
+  const logout = useCallback(async () => {
+    try {
+      await apiLogout();
+    } catch {
+      /* the session ends locally whatever the server answers */
+    }
+    storage.clearSession();
+    storage.clearActiveTenant();
+    setUser(null);
+    window.location.assign('/login');
+  }, []);
+
+  const switchTenant = useCallback((tenant: SessionTenant) => {
+    storage.setActiveTenant(tenant);
+    window.location.reload();
+  }, []);
+
+  const tenant = useMemo(() => {
+    if (!user) return null;
+    const active = storage.getActiveTenant();
+    return (active && user.availableTenants.find((t) => t.id === active.id)) || user.tenant;
+  }, [user]);
+
+  const value = useMemo(() => ({ user, tenant, establish, logout, switchTenant }), [user, tenant, establish, logout, switchTenant]);
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionValue {
+  const value = useContext(SessionContext);
+  if (!value) throw new Error('useSession must be used inside SessionProvider');
+  return value;
+}
