@@ -17,6 +17,7 @@ Object.assign(process.env, {
   LOGIN_MAX_FAILURES_PER_ADDRESS: '10000',
   LOG_LEVEL: 'warn',
   SKIP_WEB_BUILD: '1',
+  ...(process.env.E2E_WEB_ROOT ? { WEB_ROOT: process.env.E2E_WEB_ROOT } : {}),
 });
 register();
 await import('../server/main.ts');

@@ -23,9 +23,10 @@ export function webBuildIsStale() {
   return sources > built;
 }
 
-export function buildWeb() {
+export function buildWeb(outDir) {
   console.log('Building the web app (vite build)...');
-  const res = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+  const extra = outDir ? ['--outDir', outDir] : [];
+  const res = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', ...extra], {
     cwd: root,
     stdio: 'inherit',
   });

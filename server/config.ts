@@ -31,6 +31,8 @@ const envSchema = z.object({
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(8 * 60 * 60),
   IMPERSONATION_TTL_SECONDS: z.coerce.number().int().min(60).default(60 * 60),
   TRUST_PROXY: boolFlag.default(false),
+  /** Folder of the built web app (default dist/web). */
+  WEB_ROOT: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

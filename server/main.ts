@@ -9,7 +9,12 @@ async function main() {
   const config = loadConfig();
   const dataDir = resolve(config.DATA_DIR);
   const database = await openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir });
-  const app = await buildApp({ config, database, jwtSecret: resolveJwtSecret(config.JWT_SECRET, dataDir) });
+  const app = await buildApp({
+    config,
+    database,
+    jwtSecret: resolveJwtSecret(config.JWT_SECRET, dataDir),
+    webRoot: config.WEB_ROOT ? resolve(config.WEB_ROOT) : undefined,
+  });
 
   let closing = false;
   const shutdown = async (signal: string) => {
