@@ -26,6 +26,19 @@ export interface AppOptions {
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../dist/web', import.meta.url));
 
+/** Every route the app registered: the security suites enumerate these instead of a hand-kept list. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  config: { public?: boolean; tenant?: boolean };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Strips secrets from logged URLs (one-time sign-in codes, OIDC state). */
@@ -59,6 +72,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
   });
 
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD') registeredRoutes.push({ method, url: route.url, config: (route.config ?? {}) as RegisteredRoute['config'] });
+    }
+  });
+  app.decorate('registeredRoutes', registeredRoutes);
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));
