@@ -13,6 +13,7 @@ import { tenantPlugin } from './plugins/tenant';
 import { spaPlugin } from './plugins/spa';
 import { registerRoutes } from './routes';
 import { M } from '../common/messages';
+import { AppError } from './errors';
 import './plugins/context';
 
 export interface AppOptions {
@@ -99,8 +100,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       hook: 'preHandler',
       max: config.API_RATE_LIMIT,
       timeWindow: 60_000,
+      // The web app's files are not API calls.
+      allowList: (req) => !req.url.startsWith('/api/'),
       keyGenerator: (req) => (req.actor ? `u:${req.actor.user.id}` : `ip:${req.ip}`),
-      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: M.tooManyRequests, code: 'rate_limited', retryAfter: ctx.after }),
+      errorResponseBuilder: (_req, ctx) => new AppError(429, 'rate_limited', M.tooManyRequests, undefined, { retryAfter: ctx.after }),
     });
   }
   await registerRoutes(app);

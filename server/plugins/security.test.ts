@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../config';
+import { buildApp } from '../app';
+import { openTestDatabase } from '../test/db';
+import { TEST_SECRET } from '../test/app';
+import type { FastifyInstance } from 'fastify';
+
+/** Security headers, the SPA fallback and body limits, on an app that serves a (tiny) built web app. */
+let app: FastifyInstance;
+let dispose: () => Promise<void>;
+const webRoot = mkdtempSync(join(tmpdir(), 'catalog-web-'));
+
+beforeAll(async () => {
+  mkdirSync(join(webRoot, 'assets'));
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>Service Catalog</title><div id="root"></div>');
+  writeFileSync(join(webRoot, 'assets', 'app-123.js'), 'console.log(1)');
+  const db = await openTestDatabase();
+  dispose = db.dispose;
+  app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent', API_RATE_LIMIT: '3' }), database: db.database, jwtSecret: TEST_SECRET, webRoot, logger: false });
+  await app.ready();
+});
+afterAll(async () => {
+  await app.close();
+  await dispose();
+  rmSync(webRoot, { recursive: true, force: true });
+});
+
+describe('security headers', () => {
+  it('sends a strict Content-Security-Policy without inline script, and the usual headers', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' });
+    expect(res.statusCode).toBe(200);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+  });
+
+  it('keeps CORS closed: no Access-Control headers, even for a preflight', async () => {
+    const res = await app.inject({ method: 'OPTIONS', url: '/api/auth/login', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    const get = await app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://evil.example' } });
+    expect(get.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers API calls with no-store and a request id', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/health' });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-request-id']).toEqual(expect.any(String));
+  });
+});
+
+describe('single-page app', () => {
+  it('answers client routes with index.html and never caches it', async () => {
+    for (const url of ['/', '/login', '/catalog/abc', '/super-admin']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toContain('<div id="root">');
+      expect(res.headers['cache-control']).toBe('no-cache');
+    }
+  });
+
+  it('caches hashed assets for a year and answers a missing file with 404', async () => {
+    const asset = await app.inject({ method: 'GET', url: '/assets/app-123.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toContain('immutable');
+    expect((await app.inject({ method: 'GET', url: '/assets/missing.js' })).statusCode).toBe(404);
+  });
+
+  it('answers unknown API paths with a JSON 404, not the app', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/no-such-thing' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'Not found', code: 'not_found' });
+  });
+});
+
+describe('limits', () => {
+  it('refuses a body over 1 MB with 413', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1_100_000) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toBe('The request body is too large');
+  });
+
+  it('limits requests per address with 429 and a message (API_RATE_LIMIT)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await app.inject({ method: 'GET', url: '/api/health', remoteAddress: '10.9.9.9' })).statusCode);
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses.slice(3)).toEqual([429, 429]);
+    const res = await app.inject({ method: 'GET', url: '/api/health', remoteAddress: '10.9.9.9' });
+    expect(res.json().error).toMatch(/Too many requests/);
+  });
+});
