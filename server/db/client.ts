@@ -79,9 +79,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return database;
 }
 
+/**
+ * The embedded database runs in a worker thread (server/db/embedded) and is reached over a private
+ * Unix socket with node-postgres: one driver for both databases, and the event loop never waits
+ * on a query. PGlite serves one session, so the pool holds one connection.
+ */
 async function openPglite(dataDir?: string): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle } = await import('drizzle-orm/pglite');
+  const { startEmbedded } = await import('./embedded/host');
   let unlock = () => {};
   let pgDir: string | undefined;
   if (dataDir) {
@@ -90,17 +94,18 @@ async function openPglite(dataDir?: string): Promise<Database> {
     pgDir = join(dataDir, 'pglite');
   }
   try {
-    const client = await PGlite.create(pgDir ? { dataDir: pgDir } : {});
-    const db = drizzle({ client, schema }) as unknown as Db;
+    const embedded = await startEmbedded(pgDir);
+    const database = await openPostgres(
+      { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' },
+      1,
+      'pglite',
+    );
     return {
-      db,
-      kind: 'pglite',
-      ping: async () => {
-        await client.query('select 1');
-      },
+      ...database,
       close: async () => {
         try {
-          if (!client.closed) await client.close();
+          await database.close();
+          await embedded.stop();
         } finally {
           unlock();
         }
@@ -112,16 +117,19 @@ async function openPglite(dataDir?: string): Promise<Database> {
   }
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+type Target = string | { host: string; port: number; user: string; database: string };
+
+async function openPostgres(target: Target, poolSize: number, kind: Database['kind'] = 'postgres'): Promise<Database> {
   const pg = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
-  const pool = new pg.default.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+  const where = typeof target === 'string' ? { connectionString: target } : target;
+  const pool = new pg.default.Pool({ ...where, max: poolSize, connectionTimeoutMillis: kind === 'pglite' ? 0 : 5000 });
   // An idle client losing its connection (a database restart) must not crash the process.
   pool.on('error', () => {});
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   return {
     db,
-    kind: 'postgres',
+    kind,
     ping: async () => {
       await pool.query('select 1');
     },
@@ -132,13 +140,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
 }
 
 export async function migrateDatabase(database: Database): Promise<void> {
-  if (database.kind === 'pglite') {
-    const { migrate } = await import('drizzle-orm/pglite/migrator');
-    await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
-  } else {
-    const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
-  }
+  const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+  await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
 }
 
 export { sql };
