@@ -1,22 +1,33 @@
 import { z } from 'zod';
 import { M } from '../messages';
-import { MAX_RICH_TEXT_LENGTH, MAX_SLUG_LENGTH, MAX_TEXT_LENGTH, MAX_TIMELINE_QUARTERS } from '../limits';
+import { ICON_MAX_BYTES, MAX_RICH_TEXT_LENGTH, MAX_SLUG_LENGTH, MAX_TEXT_LENGTH, MAX_TIMELINE_QUARTERS } from '../limits';
 import { SLUG_PATTERN } from '../slug';
-import { QUARTER_PATTERN } from '../quarters';
+import { compareQuarters, isQuarter, QUARTER_PATTERN } from '../quarters';
 import { acceptSnakeCase, optionalText, requiredString } from './fields';
+
+/** Longest icon data URL worth decoding (four times the limit); the server then checks the decoded size. */
+const ICON_MAX_DATA_URL_LENGTH = Math.ceil((ICON_MAX_BYTES * 4 * 4) / 3) + 100;
+export const ICON_TOO_LARGE = `The icon is too large: at most ${ICON_MAX_BYTES / 1024} KB`;
+export const TIMELINE_ORDER = 'The first quarter of the timeline must not be after its last quarter';
+export const TIMELINE_TOO_LONG = `The timeline may span at most ${MAX_TIMELINE_QUARTERS} quarters`;
 
 /** Icons arrive as data URLs; the server checks their content (CONTRACT section 5). */
 const iconField = z
-  .string({ error: 'Icon must be an image data URL' })
-  .max(200_000, M.invalidImageType)
+  .string({ error: M.invalidFileType })
+  .max(ICON_MAX_DATA_URL_LENGTH, ICON_TOO_LARGE)
   .nullish()
   .transform((v) => (v ? v : null));
 
 export const quarterField = z.string({ error: 'Quarter must look like 2025-Q1' }).regex(QUARTER_PATTERN, 'Quarter must look like 2025-Q1');
 
+const bothQuarters = (t: { first: unknown; last: unknown }) =>
+  typeof t.first === 'string' && typeof t.last === 'string' && isQuarter(t.first) && isQuarter(t.last);
+
+/** A timeline is given by its first and last quarter: contiguous, ordered, at most 40 quarters. */
 export const timelineRangeSchema = z
-  .object({ first: quarterField, last: quarterField })
-  .optional();
+  .object({ first: quarterField, last: quarterField }, { error: 'Timeline must be {first, last} quarters' })
+  .refine((t) => !bothQuarters(t) || compareQuarters(t.first, t.last) <= 0, { message: TIMELINE_ORDER })
+  .refine((t) => !bothQuarters(t) || compareQuarters(t.last, t.first) < MAX_TIMELINE_QUARTERS, { message: TIMELINE_TOO_LONG });
 
 const serviceFields = {
   name: requiredString(M.serviceNameRequired),
@@ -45,9 +56,7 @@ export type CreateServiceInput = z.infer<typeof createServiceSchema>;
 export const updateServiceSchema = acceptSnakeCase(
   z.object({
     ...serviceFields,
-    timeline: z
-      .object({ first: quarterField, last: quarterField })
-      .optional(),
+    timeline: timelineRangeSchema.optional(),
   }),
   snakeTwins,
 );

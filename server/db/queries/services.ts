@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
 
@@ -34,4 +34,39 @@ export async function findServiceRole(db: Executor, tenantId: string, serviceId:
     )
     .limit(1);
   return row?.role ?? null;
+}
+
+export type NewService = Omit<typeof services.$inferInsert, 'id' | 'tenantId' | 'version' | 'lastUpdated' | 'createdAt'>;
+
+/** Inserts a service; undefined when the slug is already taken in the tenant. */
+export async function insertService(db: Executor, tenantId: string, values: NewService): Promise<ServiceRow | undefined> {
+  const [row] = await db
+    .insert(services)
+    .values({ ...values, tenantId })
+    .onConflictDoNothing({ target: [services.tenantId, services.slug] })
+    .returning();
+  return row;
+}
+
+export type ServiceChanges = Partial<Pick<ServiceRow, 'name' | 'description' | 'serviceOwner' | 'subscriptionModel' | 'iconUrl' | 'timeline' | 'archived'>>;
+
+/** Applies changes to a service and bumps its version and last_updated. */
+export async function updateService(db: Executor, tenantId: string, serviceId: string, changes: ServiceChanges): Promise<ServiceRow | undefined> {
+  const [row] = await db
+    .update(services)
+    .set({ ...changes, version: sql`${services.version} + 1`, lastUpdated: sql`now()` })
+    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .returning();
+  return row;
+}
+
+/** The service row locked for the rest of the transaction, so writes to one service run one at a time. */
+export async function lockService(db: Executor, tenantId: string, serviceId: string): Promise<ServiceRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(services)
+    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .for('update')
+    .limit(1);
+  return row;
 }

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { M } from '../messages';
+import { MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../limits';
+import { QUARTER_PATTERN } from '../quarters';
+import { requiredString } from './fields';
+
+/** Messages of the catalog API that the specification leaves to the product. */
+export const CATALOG_MESSAGES = {
+  serviceRequired: 'Service is required',
+  categoryNotInService: 'The category does not belong to this service',
+  aspectIdsRequired: 'Aspect ids must be a list',
+  reorderMismatch: 'The list must hold every aspect of the category exactly once, and no other',
+  aspectChanged: 'This aspect was changed by someone else. Review the current version and try again.',
+  availabilityChanged: 'This availability was changed by someone else. Review the current value and try again.',
+  quarterFormat: 'Quarter must look like 2025-Q1',
+  showPrivate: 'showPrivate must be true or false',
+} as const;
+
+const C = CATALOG_MESSAGES;
+
+/** Path ids are uuids; anything else names no record. */
+export const idSchema = z.uuid();
+
+const booleanFlag = (message: string) =>
+  z
+    .enum(['true', 'false', '1', '0'], { error: message })
+    .optional()
+    .transform((v) => v === 'true' || v === '1');
+
+export const showPrivateQuerySchema = z.object({ showPrivate: booleanFlag(C.showPrivate) });
+
+const position = z
+  .number({ error: 'Position must be a whole number' })
+  .int('Position must be a whole number')
+  .min(0, 'Position must be zero or more')
+  .max(1_000_000, 'Position is too large');
+
+const richText = z
+  .string({ error: 'Description must be text' })
+  .max(MAX_RICH_TEXT_LENGTH, `Description must be at most ${MAX_RICH_TEXT_LENGTH} characters`)
+  .nullish()
+  .transform((v) => v ?? '');
+
+const isPublic = z.boolean({ error: 'isPublic must be true or false' });
+
+export const createCategorySchema = z.object({
+  serviceId: z.uuid({ error: C.serviceRequired }),
+  name: requiredString(M.categoryNameRequired, MAX_NAME_LENGTH),
+  position: position.nullish().transform((v) => v ?? undefined),
+});
+export type CreateCategoryInput = z.infer<typeof createCategorySchema>;
+
+export const updateCategorySchema = z.object({ name: requiredString(M.categoryNameRequired, MAX_NAME_LENGTH) });
+
+export const createAspectSchema = z.object({
+  serviceId: z.uuid({ error: C.serviceRequired }),
+  categoryId: z.uuid({ error: M.aspectCategoryRequired }),
+  title: requiredString(M.aspectTitleRequired, MAX_NAME_LENGTH),
+  description: richText,
+  isPublic: isPublic.optional().default(true),
+});
+export type CreateAspectInput = z.infer<typeof createAspectSchema>;
+
+export const updateAspectSchema = z.object({
+  title: requiredString(M.aspectTitleRequired, MAX_NAME_LENGTH),
+  description: richText,
+  isPublic: isPublic.optional(),
+  categoryId: z.uuid({ error: M.aspectCategoryRequired }).optional(),
+  /** The version the edit started from; a different stored version is a conflict. */
+  version: z.number({ error: 'Version must be a whole number' }).int('Version must be a whole number').optional(),
+});
+export type UpdateAspectInput = z.infer<typeof updateAspectSchema>;
+
+export const reorderAspectsSchema = z.object({
+  categoryId: z.uuid({ error: M.aspectCategoryRequired }),
+  aspectIds: z.array(z.uuid({ error: C.reorderMismatch }), { error: C.aspectIdsRequired }).max(10_000, C.reorderMismatch),
+});
+export type ReorderAspectsInput = z.infer<typeof reorderAspectsSchema>;
+
+export const setAvailabilitySchema = z.object({
+  aspectId: z.uuid({ error: 'Aspect is required' }),
+  timeBucket: z.string({ error: C.quarterFormat }).regex(QUARTER_PATTERN, C.quarterFormat),
+  value: z
+    .string({ error: 'Value must be text' })
+    .max(MAX_TEXT_LENGTH, `Value must be at most ${MAX_TEXT_LENGTH} characters`)
+    .nullish()
+    .transform((v) => (v ?? '').trim()),
+  /** The value the edit started from (null: empty); a different stored value is a conflict. */
+  expectedValue: z
+    .string({ error: 'expectedValue must be text or null' })
+    .max(MAX_TEXT_LENGTH, `expectedValue must be at most ${MAX_TEXT_LENGTH} characters`)
+    .nullable()
+    .optional(),
+});
+export type SetAvailabilityInput = z.infer<typeof setAvailabilitySchema>;

@@ -1,0 +1,246 @@
+import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../client';
+import { actorRoles, aspects, availabilities, availabilityHistory, categories, quickTemplates } from '../schema';
+
+export type CategoryRow = typeof categories.$inferSelect;
+export type AspectRow = typeof aspects.$inferSelect;
+export type AvailabilityRow = typeof availabilities.$inferSelect;
+export type HistoryRow = typeof availabilityHistory.$inferSelect;
+export type ActorRoleRow = typeof actorRoles.$inferSelect;
+export type QuickTemplateRow = typeof quickTemplates.$inferSelect;
+
+// Categories
+
+export async function listCategories(db: Executor, tenantId: string, serviceId: string): Promise<CategoryRow[]> {
+  return db
+    .select()
+    .from(categories)
+    .where(and(eq(categories.tenantId, tenantId), eq(categories.serviceId, serviceId)))
+    .orderBy(asc(categories.position), asc(categories.createdAt), asc(categories.id));
+}
+
+export async function findCategory(db: Executor, tenantId: string, categoryId: string): Promise<CategoryRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(categories)
+    .where(and(eq(categories.tenantId, tenantId), eq(categories.id, categoryId)))
+    .limit(1);
+  return row;
+}
+
+/** The position after the last category of a service. */
+export async function nextCategoryPosition(db: Executor, tenantId: string, serviceId: string): Promise<number> {
+  const [row] = await db
+    .select({ next: sql<number>`coalesce(max(${categories.position}) + 1, 0)::int` })
+    .from(categories)
+    .where(and(eq(categories.tenantId, tenantId), eq(categories.serviceId, serviceId)));
+  return Number(row?.next ?? 0);
+}
+
+export async function insertCategory(
+  db: Executor,
+  values: { tenantId: string; serviceId: string; name: string; position: number },
+): Promise<CategoryRow> {
+  const [row] = await db.insert(categories).values(values).returning();
+  return row!;
+}
+
+export async function renameCategory(db: Executor, tenantId: string, categoryId: string, name: string): Promise<CategoryRow | undefined> {
+  const [row] = await db
+    .update(categories)
+    .set({ name })
+    .where(and(eq(categories.tenantId, tenantId), eq(categories.id, categoryId)))
+    .returning();
+  return row;
+}
+
+/** Deletes a category; its aspects, availabilities and history go with it (foreign keys cascade). */
+export async function deleteCategory(db: Executor, tenantId: string, categoryId: string): Promise<void> {
+  await db.delete(categories).where(and(eq(categories.tenantId, tenantId), eq(categories.id, categoryId)));
+}
+
+// Aspects
+
+export interface AspectFilter {
+  includePrivate: boolean;
+  categoryId?: string;
+}
+
+/** A service's aspects in display order: by category position, then aspect position. */
+export async function listAspects(db: Executor, tenantId: string, serviceId: string, filter: AspectFilter): Promise<AspectRow[]> {
+  const conditions: SQL[] = [eq(aspects.tenantId, tenantId), eq(aspects.serviceId, serviceId)];
+  if (!filter.includePrivate) conditions.push(eq(aspects.isPublic, true));
+  if (filter.categoryId) conditions.push(eq(aspects.categoryId, filter.categoryId));
+  return db
+    .select(getTableColumns(aspects))
+    .from(aspects)
+    .innerJoin(categories, eq(categories.id, aspects.categoryId))
+    .where(and(...conditions))
+    .orderBy(asc(categories.position), asc(categories.createdAt), asc(categories.id), asc(aspects.position), asc(aspects.createdAt), asc(aspects.id));
+}
+
+export async function findAspect(db: Executor, tenantId: string, aspectId: string): Promise<AspectRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(aspects)
+    .where(and(eq(aspects.tenantId, tenantId), eq(aspects.id, aspectId)))
+    .limit(1);
+  return row;
+}
+
+/** The position after the last aspect of a category. */
+export async function nextAspectPosition(db: Executor, tenantId: string, categoryId: string): Promise<number> {
+  const [row] = await db
+    .select({ next: sql<number>`coalesce(max(${aspects.position}) + 1, 0)::int` })
+    .from(aspects)
+    .where(and(eq(aspects.tenantId, tenantId), eq(aspects.categoryId, categoryId)));
+  return Number(row?.next ?? 0);
+}
+
+export async function insertAspect(db: Executor, values: typeof aspects.$inferInsert): Promise<AspectRow> {
+  const [row] = await db.insert(aspects).values(values).returning();
+  return row!;
+}
+
+export type AspectChanges = Partial<Pick<AspectRow, 'title' | 'description' | 'isPublic' | 'categoryId' | 'position'>>;
+
+/** Applies changes to an aspect and bumps its version. */
+export async function updateAspect(db: Executor, tenantId: string, aspectId: string, changes: AspectChanges): Promise<AspectRow | undefined> {
+  const [row] = await db
+    .update(aspects)
+    .set({ ...changes, version: sql`${aspects.version} + 1`, updatedAt: sql`now()` })
+    .where(and(eq(aspects.tenantId, tenantId), eq(aspects.id, aspectId)))
+    .returning();
+  return row;
+}
+
+export async function deleteAspect(db: Executor, tenantId: string, aspectId: string): Promise<void> {
+  await db.delete(aspects).where(and(eq(aspects.tenantId, tenantId), eq(aspects.id, aspectId)));
+}
+
+export async function aspectIdsOfCategory(db: Executor, tenantId: string, categoryId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: aspects.id })
+    .from(aspects)
+    .where(and(eq(aspects.tenantId, tenantId), eq(aspects.categoryId, categoryId)));
+  return rows.map((r) => r.id);
+}
+
+/** Sets the positions of a category's aspects to the order given, in one statement. */
+export async function setAspectPositions(db: Executor, tenantId: string, categoryId: string, orderedIds: string[]): Promise<void> {
+  if (orderedIds.length === 0) return;
+  const values = sql.join(
+    orderedIds.map((id, index) => sql`(${id}::uuid, ${index}::int)`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update ${aspects} set position = v.position
+    from (values ${values}) as v(id, position)
+    where ${aspects.id} = v.id and ${aspects.tenantId} = ${tenantId} and ${aspects.categoryId} = ${categoryId}`);
+}
+
+// Availabilities
+
+export async function availabilitiesOfAspects(db: Executor, tenantId: string, aspectIds: string[]): Promise<AvailabilityRow[]> {
+  if (aspectIds.length === 0) return [];
+  return db
+    .select()
+    .from(availabilities)
+    .where(and(eq(availabilities.tenantId, tenantId), inArray(availabilities.aspectId, aspectIds)))
+    .orderBy(asc(availabilities.timeBucket));
+}
+
+/** Every availability of a service, private aspects' included only when asked. */
+export async function availabilitiesOfService(
+  db: Executor,
+  tenantId: string,
+  serviceId: string,
+  opts: { includePrivate: boolean },
+): Promise<AvailabilityRow[]> {
+  const conditions: SQL[] = [eq(availabilities.tenantId, tenantId), eq(availabilities.serviceId, serviceId)];
+  if (!opts.includePrivate) conditions.push(eq(aspects.isPublic, true));
+  return db
+    .select(getTableColumns(availabilities))
+    .from(availabilities)
+    .innerJoin(aspects, eq(aspects.id, availabilities.aspectId))
+    .where(and(...conditions));
+}
+
+export async function findAvailability(db: Executor, tenantId: string, aspectId: string, timeBucket: string): Promise<AvailabilityRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(availabilities)
+    .where(and(eq(availabilities.tenantId, tenantId), eq(availabilities.aspectId, aspectId), eq(availabilities.timeBucket, timeBucket)))
+    .limit(1);
+  return row;
+}
+
+export interface AvailabilityKey {
+  tenantId: string;
+  serviceId: string;
+  aspectId: string;
+  timeBucket: string;
+}
+
+/** One value per aspect and quarter: inserts or replaces it. */
+export async function upsertAvailability(db: Executor, key: AvailabilityKey, value: string): Promise<void> {
+  await db
+    .insert(availabilities)
+    .values({ ...key, value })
+    .onConflictDoUpdate({
+      target: [availabilities.aspectId, availabilities.timeBucket],
+      set: { value, version: sql`${availabilities.version} + 1`, updatedAt: sql`now()` },
+    });
+}
+
+export async function clearAvailability(db: Executor, key: AvailabilityKey): Promise<void> {
+  await db
+    .delete(availabilities)
+    .where(and(eq(availabilities.tenantId, key.tenantId), eq(availabilities.aspectId, key.aspectId), eq(availabilities.timeBucket, key.timeBucket)));
+}
+
+export async function appendHistory(db: Executor, key: AvailabilityKey, value: string, changedBy: string): Promise<void> {
+  await db.insert(availabilityHistory).values({ ...key, value, changedBy });
+}
+
+/** An aspect's availability history, newest first. */
+export async function historyOfAspect(db: Executor, tenantId: string, aspectId: string): Promise<HistoryRow[]> {
+  return db
+    .select()
+    .from(availabilityHistory)
+    .where(and(eq(availabilityHistory.tenantId, tenantId), eq(availabilityHistory.aspectId, aspectId)))
+    .orderBy(desc(availabilityHistory.changedAt), desc(availabilityHistory.id));
+}
+
+// Service settings read with the full service
+
+export async function listActorRoles(db: Executor, tenantId: string, serviceId: string): Promise<ActorRoleRow[]> {
+  return db
+    .select()
+    .from(actorRoles)
+    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.serviceId, serviceId)))
+    .orderBy(asc(actorRoles.position), asc(actorRoles.id));
+}
+
+export async function listQuickTemplates(db: Executor, tenantId: string, serviceId: string): Promise<QuickTemplateRow[]> {
+  return db
+    .select()
+    .from(quickTemplates)
+    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.serviceId, serviceId)))
+    .orderBy(asc(quickTemplates.position), asc(quickTemplates.id));
+}
+
+/**
+ * Everything the catalog screen shows of one service, in a fixed number of statements whatever
+ * its size: categories, aspects, availabilities, actor roles and quick templates.
+ */
+export async function loadServiceContent(db: Executor, tenantId: string, serviceId: string, opts: { includePrivate: boolean }) {
+  const [categoryRows, aspectRows, availabilityRows, roleRows, templateRows] = await Promise.all([
+    listCategories(db, tenantId, serviceId),
+    listAspects(db, tenantId, serviceId, { includePrivate: opts.includePrivate }),
+    availabilitiesOfService(db, tenantId, serviceId, opts),
+    listActorRoles(db, tenantId, serviceId),
+    listQuickTemplates(db, tenantId, serviceId),
+  ]);
+  return { categoryRows, aspectRows, availabilityRows, roleRows, templateRows };
+}

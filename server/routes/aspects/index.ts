@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { showPrivateQuerySchema } from '../../../common/schemas/catalog';
+import { availabilitiesOfAspects, listAspects } from '../../db/queries/catalog';
+import { findService } from '../../db/queries/services';
+import { presentAspects } from '../../presenters/catalog';
+import { scope } from '../../plugins/context';
+import { can } from '../../policies';
+import { parse } from '../../validation';
+import { authorizeService, pathId } from '../../commands/serviceWrites';
+import { authorizeAspect } from './access';
+import aspectWriteRoutes from './writes';
+
+type IdParams = { Params: { id: string } };
+
+export default async function aspectRoutes(app: FastifyInstance) {
+  const db = app.database.db;
+
+  /** A service's aspects with their availabilities; showPrivate is honoured for editors and up only. */
+  app.get<IdParams>('/aspects/service/:id', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const query = parse(showPrivateQuerySchema, req.query);
+    const serviceId = pathId(req.params.id);
+    const { service, serviceRole } = await authorizeService(db, actor, tenantId, serviceId, 'catalog.view');
+    const includePrivate = query.showPrivate && can(actor, 'catalog.edit', { tenantId, serviceRole });
+    const rows = await listAspects(db, tenantId, serviceId, { includePrivate });
+    const availabilities = await availabilitiesOfAspects(db, tenantId, rows.map((a) => a.id));
+    return { aspects: presentAspects(rows, availabilities, service.timeline) };
+  });
+
+  app.get<IdParams>('/aspects/:id', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.view');
+    const [service, availabilities] = await Promise.all([
+      findService(db, tenantId, aspect.serviceId),
+      availabilitiesOfAspects(db, tenantId, [aspect.id]),
+    ]);
+    return { aspect: presentAspects([aspect], availabilities, service?.timeline)[0] };
+  });
+
+  await aspectWriteRoutes(app);
+}

@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import { CATALOG_MESSAGES as C, createAspectSchema, reorderAspectsSchema, updateAspectSchema } from '../../../common/schemas/catalog';
+import {
+  aspectIdsOfCategory,
+  deleteAspect,
+  findAspect,
+  findCategory,
+  insertAspect,
+  listAspects,
+  nextAspectPosition,
+  setAspectPositions,
+  updateAspect,
+  type AspectChanges,
+} from '../../db/queries/catalog';
+import { findServiceRole } from '../../db/queries/services';
+import { presentAspect } from '../../presenters/catalog';
+import { scope } from '../../plugins/context';
+import { authorize } from '../../policies';
+import { parse } from '../../validation';
+import { conflict, invalid, notFound } from '../../errors';
+import { writeAudit } from '../../commands/audit';
+import { authorizeService, loadWritableService, touchService } from '../../commands/serviceWrites';
+import { sanitizeRichText } from '../../content/sanitize';
+import { authorizeAspect } from './access';
+
+type IdParams = { Params: { id: string } };
+
+/** Creating, editing, deleting and reordering aspects. */
+export default async function aspectWriteRoutes(app: FastifyInstance) {
+  const db = app.database.db;
+
+  app.post('/aspects', async (req, reply) => {
+    const { actor, tenantId } = scope(req);
+    const input = parse(createAspectSchema, req.body);
+    await authorizeService(db, actor, tenantId, input.serviceId, 'catalog.edit');
+    const aspect = await db.transaction(async (tx) => {
+      await loadWritableService(tx, tenantId, input.serviceId);
+      const category = await findCategory(tx, tenantId, input.categoryId);
+      if (!category || category.serviceId !== input.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
+      const row = await insertAspect(tx, {
+        tenantId,
+        serviceId: input.serviceId,
+        categoryId: category.id,
+        title: input.title,
+        description: sanitizeRichText(input.description),
+        isPublic: input.isPublic,
+        position: await nextAspectPosition(tx, tenantId, category.id),
+      });
+      await touchService(tx, tenantId, input.serviceId);
+      return row;
+    });
+    return reply.status(201).send({ aspect: presentAspect(aspect, {}) });
+  });
+
+  /** Edits an aspect; a `version` other than the stored one means someone else saved first: 409. */
+  app.put<IdParams>('/aspects/:id', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const input = parse(updateAspectSchema, req.body);
+    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.edit');
+    const updated = await db.transaction(async (tx) => {
+      await loadWritableService(tx, tenantId, aspect.serviceId);
+      const current = await findAspect(tx, tenantId, aspect.id);
+      if (!current) throw notFound();
+      if (input.version !== undefined && input.version !== current.version) {
+        throw conflict(C.aspectChanged, { current: presentAspect(current) });
+      }
+      const changes: AspectChanges = { title: input.title, description: sanitizeRichText(input.description) };
+      if (input.isPublic !== undefined) changes.isPublic = input.isPublic;
+      if (input.categoryId && input.categoryId !== current.categoryId) {
+        const category = await findCategory(tx, tenantId, input.categoryId);
+        if (!category || category.serviceId !== current.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
+        changes.categoryId = category.id;
+        changes.position = await nextAspectPosition(tx, tenantId, category.id);
+      }
+      const row = await updateAspect(tx, tenantId, aspect.id, changes);
+      await touchService(tx, tenantId, aspect.serviceId);
+      return row!;
+    });
+    return { aspect: presentAspect(updated) };
+  });
+
+  app.delete<IdParams>('/aspects/:id', async (req, reply) => {
+    const { actor, tenantId } = scope(req);
+    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.edit');
+    await db.transaction(async (tx) => {
+      await loadWritableService(tx, tenantId, aspect.serviceId);
+      await deleteAspect(tx, tenantId, aspect.id);
+      await touchService(tx, tenantId, aspect.serviceId);
+      await writeAudit(tx, actor, {
+        tenantId,
+        action: 'aspect.delete',
+        targetType: 'aspect',
+        targetId: aspect.id,
+        details: { serviceId: aspect.serviceId, title: aspect.title },
+      });
+    });
+    return reply.status(204).send();
+  });
+
+  /** New order of one category's aspects: exactly its aspect ids, each once. */
+  app.patch('/aspects/reorder', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const input = parse(reorderAspectsSchema, req.body);
+    const category = await findCategory(db, tenantId, input.categoryId);
+    if (!category) throw notFound();
+    const serviceRole = await findServiceRole(db, tenantId, category.serviceId, actor.user.id);
+    authorize(actor, 'catalog.edit', { tenantId, recordTenantId: category.tenantId, serviceRole });
+    const rows = await db.transaction(async (tx) => {
+      await loadWritableService(tx, tenantId, category.serviceId);
+      const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));
+      const given = new Set(input.aspectIds);
+      const exact =
+        given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
+      if (!exact) throw invalid(C.reorderMismatch, 'aspectIds');
+      await setAspectPositions(tx, tenantId, category.id, input.aspectIds);
+      await touchService(tx, tenantId, category.serviceId);
+      return listAspects(tx, tenantId, category.serviceId, { includePrivate: true, categoryId: category.id });
+    });
+    return { aspects: rows.map((a) => presentAspect(a)) };
+  });
+}

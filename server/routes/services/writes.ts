@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import { M } from '../../../common/messages';
+import { defaultTimeline, quarterRange } from '../../../common/quarters';
+import { createServiceSchema, updateServiceSchema } from '../../../common/schemas/services';
+import { insertService, lockService, updateService, type ServiceChanges } from '../../db/queries/services';
+import { presentService } from '../../presenters/services';
+import { scope, type Actor } from '../../plugins/context';
+import { authorize } from '../../policies';
+import { parse } from '../../validation';
+import { conflict, notFound } from '../../errors';
+import { writeAudit } from '../../commands/audit';
+import { authorizeService, loadWritableService, pathId } from '../../commands/serviceWrites';
+import { sanitizeRichText } from '../../content/sanitize';
+import { validateIcon } from '../../content/icon';
+
+type IdParams = { Params: { id: string } };
+
+/** Creating, editing and archiving services. */
+export default async function serviceWriteRoutes(app: FastifyInstance) {
+  const db = app.database.db;
+
+  app.post('/services', async (req, reply) => {
+    const { actor, tenantId } = scope(req);
+    const input = parse(createServiceSchema, req.body);
+    authorize(actor, 'service.admin', { tenantId });
+    const iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
+    const service = await db.transaction(async (tx) => {
+      const row = await insertService(tx, tenantId, {
+        name: input.name,
+        slug: input.slug,
+        description: sanitizeRichText(input.description),
+        serviceOwner: input.serviceOwner ?? '',
+        subscriptionModel: input.subscriptionModel ?? '',
+        iconUrl,
+        timeline: defaultTimeline(),
+      });
+      if (!row) throw conflict(M.slugTaken);
+      await writeAudit(tx, actor, { tenantId, action: 'service.create', targetType: 'service', targetId: row.id, details: { slug: row.slug } });
+      return row;
+    });
+    return reply.status(201).send({ service: presentService(service) });
+  });
+
+  /** Edits the details and the timeline; the slug never changes (a slug in the body is ignored). */
+  app.put<IdParams>('/services/:id', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const id = pathId(req.params.id);
+    const input = parse(updateServiceSchema, req.body);
+    await authorizeService(db, actor, tenantId, id, 'service.settings');
+    const changes: ServiceChanges = { name: input.name };
+    if (input.description !== undefined) changes.description = sanitizeRichText(input.description);
+    if (input.serviceOwner !== undefined) changes.serviceOwner = input.serviceOwner;
+    if (input.subscriptionModel !== undefined) changes.subscriptionModel = input.subscriptionModel;
+    if (input.iconUrl !== undefined) changes.iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
+    // Availability texts outside the new timeline stay stored and reappear when it covers them again.
+    if (input.timeline) changes.timeline = quarterRange(input.timeline.first, input.timeline.last);
+    const service = await db.transaction(async (tx) => {
+      await loadWritableService(tx, tenantId, id);
+      return updateService(tx, tenantId, id, changes);
+    });
+    if (!service) throw notFound(M.serviceNotFound);
+    return { service: presentService(service) };
+  });
+
+  const setArchived = async (actor: Actor, tenantId: string, id: string, archived: boolean) => {
+    await authorizeService(db, actor, tenantId, id, 'service.admin');
+    return db.transaction(async (tx) => {
+      const current = await lockService(tx, tenantId, id);
+      if (!current) throw notFound(M.serviceNotFound);
+      const row = await updateService(tx, tenantId, id, { archived });
+      await writeAudit(tx, actor, {
+        tenantId,
+        action: archived ? 'service.archive' : 'service.unarchive',
+        targetType: 'service',
+        targetId: id,
+      });
+      return row!;
+    });
+  };
+
+  app.patch<IdParams>('/services/:id/archive', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const service = await setArchived(actor, tenantId, pathId(req.params.id), true);
+    return { service: presentService(service) };
+  });
+
+  app.patch<IdParams>('/services/:id/unarchive', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const service = await setArchived(actor, tenantId, pathId(req.params.id), false);
+    return { service: presentService(service) };
+  });
+
+  /** Archives (CONTRACT section 4); only the super admins' hard delete removes data. */
+  app.delete<IdParams>('/services/:id', async (req, reply) => {
+    const { actor, tenantId } = scope(req);
+    await setArchived(actor, tenantId, pathId(req.params.id), true);
+    return reply.status(204).send();
+  });
+}
