@@ -1,4 +1,4 @@
-import { createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, Modal, type CSSVariablesResolver } from '@mantine/core';
 
 export const theme = createTheme({
   primaryColor: 'blue',
@@ -7,6 +7,11 @@ export const theme = createTheme({
   defaultRadius: 'md',
   fontFamily: 'Inter, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   headings: { fontWeight: '650' },
+  components: {
+    // Modals render in place (a portal's <header> would be a second banner landmark) and their
+    // close button has a name.
+    Modal: Modal.extend({ defaultProps: { withinPortal: false, closeButtonProps: { 'aria-label': 'Close' } } }),
+  },
 });
 
 /** Dimmed and placeholder text dark enough for AA contrast on white and light-gray backgrounds. */

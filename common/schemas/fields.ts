@@ -37,7 +37,8 @@ export const passwordField = z
 
 /** An empty password means "none given" (forms send ''); otherwise it must meet the minimum. */
 export const optionalPasswordField = z
-  .union([z.literal(''), z.null(), z.undefined(), passwordField], { error: M.passwordMin })
+  .union([z.literal(''), z.null(), passwordField], { error: M.passwordMin })
+  .optional()
   .transform((v) => (v ? v : undefined));
 
 export const roleField = (message: string = M.selectRole) =>

@@ -4,33 +4,45 @@ import { M, fill } from '../../common/messages';
 import { messageOf } from '../api/client';
 import { stopImpersonation } from '../api/impersonation';
 import { useSession } from '../session/SessionProvider';
+import { storage } from '../session/storage';
 
-/** Shown on every screen while a super admin impersonates someone. */
+/**
+ * Shown on every screen while a super admin impersonates someone. Stopping revokes the
+ * impersonation token and restores the super admin's own session.
+ */
 export function ImpersonationBanner() {
   const { user, establish } = useSession();
   const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   if (!user?.impersonating) return null;
   const stop = async () => {
     setBusy(true);
+    setError(null);
     try {
       const answer = await stopImpersonation();
+      storage.clearActiveTenant();
       establish(answer.token, answer);
       window.location.assign('/');
     } catch (err) {
-      window.alert(fill(M.failedStopImpersonation, { message: messageOf(err) }));
+      setError(fill(M.failedStopImpersonation, { message: messageOf(err) }));
       setBusy(false);
     }
   };
   return (
-    <Alert color="orange" radius={0} role="status" className="impersonation-banner">
+    <Alert color="orange" radius={0} className="impersonation-banner" role="region" aria-label="Impersonation">
       <Group justify="space-between" wrap="wrap">
-        <Text size="sm" fw={600}>
+        <Text size="sm" fw={600} role="status">
           You are impersonating {user.name} ({user.email})
         </Text>
-        <Button size="xs" color="orange" onClick={() => void stop()} loading={busy}>
+        <Button size="xs" variant="default" onClick={() => void stop()} loading={busy}>
           Stop Impersonation
         </Button>
       </Group>
+      {error ? (
+        <Text size="sm" c="red.9" mt="xs" role="alert">
+          {error}
+        </Text>
+      ) : null}
     </Alert>
   );
 }

@@ -1,0 +1,141 @@
+import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { M } from '../common/messages';
+
+const unique = () => `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+
+test.describe('Super admin panel', () => {
+  test('create a tenant, create a user in it and manage their memberships', async ({ page, request }) => {
+    test.setTimeout(90_000);
+    const u = unique();
+    const tenantName = `Panel Tenant ${u}`;
+    const email = `panel-user-${u}@example.com`;
+    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await expect(page).toHaveURL(/\/$/);
+    await page.getByRole('link', { name: 'Super Admin Panel' }).click();
+    await expect(page).toHaveURL(/\/super-admin$/);
+    await expect(page.getByRole('heading', { level: 1, name: 'Super Admin Panel' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Tenant Management' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'User Management' })).toBeVisible();
+    await expect(page.getByRole('row', { name: /Administrator/ }).getByText('You')).toBeVisible();
+    await expectAccessible(page, 'super admin panel');
+
+    // Create Tenant: the slug follows the name until edited.
+    await page.getByRole('button', { name: '+ Create Tenant' }).click();
+    const tenantDialog = page.getByRole('dialog', { name: 'Create Tenant' });
+    await tenantDialog.getByLabel('Name').fill(tenantName);
+    await expect(tenantDialog.getByLabel('Slug')).toHaveValue(`panel-tenant-${u}`);
+    await expectAccessible(page, 'create tenant modal');
+    await tenantDialog.getByRole('button', { name: 'Create Tenant' }).click();
+    await expect(tenantDialog).toBeHidden();
+    const tenantRow = page.getByRole('row', { name: new RegExp(tenantName) });
+    await expect(tenantRow).toContainText('Active');
+
+    // Edit Tenant: the slug is read-only.
+    await tenantRow.getByRole('button', { name: 'Edit' }).click();
+    const editDialog = page.getByRole('dialog', { name: 'Edit Tenant' });
+    await expect(editDialog.getByLabel('Slug')).toHaveAttribute('readonly', '');
+    await expectAccessible(page, 'edit tenant modal');
+    await editDialog.getByLabel('Name').fill(`${tenantName} Renamed`);
+    await editDialog.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('row', { name: new RegExp(`${tenantName} Renamed`) })).toBeVisible();
+
+    // Create User in the new tenant, with a password.
+    await page.getByRole('button', { name: '+ Create User' }).click();
+    const userDialog = page.getByRole('dialog', { name: 'Create User' });
+    await userDialog.getByRole('button', { name: 'Create User' }).click();
+    await expect(userDialog.getByRole('alert')).toHaveText(M.emailNameRoleTenantRequired);
+    await userDialog.getByLabel('Email').fill(email);
+    await userDialog.getByLabel('Name').fill(`Panel User ${u}`);
+    await userDialog.getByLabel('Role').selectOption('editor');
+    await userDialog.getByLabel('Tenant').selectOption({ label: `${tenantName} Renamed` });
+    await expect(userDialog.getByRole('textbox', { name: 'Password', exact: true })).toHaveCount(0);
+    await userDialog.getByLabel('Set a password').check();
+    await userDialog.getByRole('textbox', { name: 'Password', exact: true }).fill('secret-pass');
+    await expectAccessible(page, 'create user modal');
+    await userDialog.getByRole('button', { name: 'Create User' }).click();
+    await expect(userDialog).toBeHidden();
+    const userRow = page.getByRole('row', { name: new RegExp(email) });
+    await expect(userRow).toContainText(`${tenantName} Renamed`);
+    await expect(userRow).toContainText('Manual');
+
+    // Search and group filter.
+    await page.getByLabel('Search users').fill(email);
+    await expect(page.getByRole('region', { name: 'User Management' }).getByRole('row')).toHaveCount(2);
+    await page.getByLabel('User group').selectOption({ label: 'Auto-Provisioned Only' });
+    await expect(userRow).toBeHidden();
+    await page.getByLabel('User group').selectOption({ label: 'All User Groups' });
+    await expect(userRow).toBeVisible();
+
+    // Manage Tenant Memberships: add the first tenant; the primary one must stay.
+    await userRow.getByRole('button', { name: 'Manage Tenants' }).click();
+    const memberships = page.getByRole('dialog', { name: 'Manage Tenant Memberships' });
+    await memberships.getByLabel(`${tenantName} Renamed (primary)`).uncheck();
+    await memberships.getByRole('button', { name: 'Save' }).click();
+    await expect(memberships.getByRole('alert')).toHaveText(M.membershipAtLeastOne);
+    await memberships.getByLabel(FIRST_TENANT.name).check();
+    await memberships.getByRole('button', { name: 'Save' }).click();
+    await expect(memberships.getByRole('alert')).toHaveText(M.membershipPrimary);
+    await memberships.getByLabel(`${tenantName} Renamed (primary)`).check();
+    await expectAccessible(page, 'memberships modal');
+    await memberships.getByRole('button', { name: 'Save' }).click();
+    await expect(memberships).toBeHidden();
+
+    const admin = await apiAs(request, ADMIN.email, ADMIN.password);
+    const { users } = await admin.send('GET', '/admin/users');
+    const created = users.find((x: { email: string }) => x.email === email);
+    expect(created.tenant_ids).toHaveLength(2);
+    // The new user signs in with the password set in the panel.
+    await apiAs(request, email, 'secret-pass');
+  });
+
+  test('archive, then permanently delete a tenant after typing DELETE', async ({ page, request }) => {
+
+    test.setTimeout(90_000);
+    const u = unique();
+    const name = `Doomed ${u}`;
+    const admin = await apiAs(request, ADMIN.email, ADMIN.password);
+    await admin.send('POST', '/tenants', { name, slug: `doomed-${u}` });
+
+    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await expect(page).toHaveURL(/\/$/);
+    await page.goto('/super-admin');
+    const row = page.getByRole('row', { name: new RegExp(name) });
+    await row.getByRole('button', { name: 'Archive' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Archive Tenant' });
+    await expect(confirm).toContainText(M.archiveTenantConfirm);
+    await expectAccessible(page, 'archive confirmation');
+    await confirm.getByRole('button', { name: 'Archive' }).click();
+    await expect(row).toBeHidden();
+
+    await page.getByLabel('Show Archived Tenants').check();
+    await expect(row).toContainText('ARCHIVED');
+    await expect(row.getByRole('button', { name: 'Unarchive' })).toBeVisible();
+    await row.getByRole('button', { name: 'Delete Permanently' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete Tenant Permanently' });
+    await dialog.getByLabel('Type DELETE to confirm').fill('delete');
+    await dialog.getByRole('button', { name: 'Delete Permanently' }).click();
+    await expect(dialog.getByRole('alert')).toHaveText(M.typeDelete);
+    await expectAccessible(page, 'delete tenant modal');
+    await dialog.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await dialog.getByRole('button', { name: 'Delete Permanently' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(row).toHaveCount(0);
+    const { tenants } = await admin.send('GET', '/tenants?includeArchived=true');
+    expect(tenants.map((t: { name: string }) => t.name)).not.toContain(name);
+  });
+
+  test('a user who is not a super admin going to /super-admin lands on /', async ({ page, request }) => {
+
+    test.setTimeout(90_000);
+    const u = unique();
+    const admin = await apiAs(request, ADMIN.email, ADMIN.password);
+    const { tenant } = await admin.send('POST', '/tenants', { name: `Guarded ${u}`, slug: `guarded-${u}` });
+    const email = `guarded-${u}@example.com`;
+    await admin.send('POST', '/admin/users', { email, name: 'Guarded Admin', role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
+    await loginThroughPage(page, email, 'secret-pass');
+    await expect(page).toHaveURL(/\/$/);
+    await page.goto('/super-admin');
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole('heading', { level: 1, name: `Guarded ${u}` })).toBeVisible();
+  });
+});

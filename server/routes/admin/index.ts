@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { M } from '../../../common/messages';
+import {
+  ADMIN_MESSAGES,
+  createAdminUserSchema,
+  idParamSchema,
+  membershipsSchema,
+  roleChangeSchema,
+} from '../../../common/schemas/users';
+import { conflict, invalid, notFound } from '../../errors';
+import { hashPassword } from '../../auth/passwords';
+import { findTenantById } from '../../db/queries/users';
+import { listTenants } from '../../db/queries/tenants';
+import {
+  activeImpersonations,
+  countTenants,
+  deleteUser,
+  findAnyUser,
+  insertUser,
+  listAllUsers,
+  replaceMemberships,
+  setUserRole,
+  type UserListing,
+} from '../../db/queries/admin';
+import { presentTenant, presentUser } from '../../presenters/users';
+import { requireActor } from '../../plugins/context';
+import { authorize } from '../../policies';
+import { parse } from '../../validation';
+import { writeAudit } from '../../commands/audit';
+
+const panelQuery = z.object({
+  includeArchived: z
+    .enum(['true', 'false', '1', '0'], { error: 'includeArchived must be true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+});
+
+const present = (u: UserListing) => presentUser(u, u.tenantName);
+
+function userIdOf(req: FastifyRequest): string {
+  const parsed = idParamSchema.safeParse(req.params);
+  if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
+  return parsed.data.id;
+}
+
+/** Users across tenants (super admin). These routes ignore the tenant header. */
+export default async function adminRoutes(app: FastifyInstance) {
+  const cross = { config: { tenant: false } };
+  const db = () => app.database.db;
+
+  app.get('/admin/users', cross, async (req) => {
+    authorize(requireActor(req), 'platform.manage');
+    return { users: (await listAllUsers(db())).map(present) };
+  });
+
+  app.get('/admin/panel-data', cross, async (req) => {
+    const actor = requireActor(req);
+    authorize(actor, 'platform.manage');
+    const query = parse(panelQuery, req.query);
+    const [tenants, users, active] = await Promise.all([
+      listTenants(db(), { includeArchived: query.includeArchived }),
+      listAllUsers(db()),
+      activeImpersonations(db(), actor.user.id),
+    ]);
+    const current = active.at(-1);
+    return {
+      tenants: tenants.map(presentTenant),
+      users: users.map(present),
+      is_impersonating: Boolean(current),
+      impersonation: current
+        ? {
+            id: current.impersonation.id,
+            impersonated_user: current.user,
+            tenant: presentTenant(current.tenant),
+            started_at: current.impersonation.startedAt.toISOString(),
+            expires_at: current.impersonation.expiresAt.toISOString(),
+          }
+        : null,
+    };
+  });
+
+  app.post('/admin/users', cross, async (req, reply) => {
+    const actor = requireActor(req);
+    authorize(actor, 'platform.manage');
+    const input = parse(createAdminUserSchema, req.body);
+    const tenant = await findTenantById(db(), input.tenantId);
+    if (!tenant) throw notFound(ADMIN_MESSAGES.tenantNotFound);
+    if (tenant.archived) throw conflict(M.tenantArchived);
+    const passwordHash = input.password ? await hashPassword(input.password) : null;
+    const created = await db().transaction(async (tx) => {
+      const row = await insertUser(tx, { email: input.email, name: input.name, role: input.role, tenantId: tenant.id, passwordHash });
+      if (!row) throw conflict(M.emailTaken);
+      await writeAudit(tx, actor, { tenantId: tenant.id, action: 'user.create', targetType: 'user', targetId: row.id, details: { email: row.email, role: row.role } });
+      return row;
+    });
+    return reply.status(201).send({ user: present((await findAnyUser(db(), created.id))!) });
+  });
+
+  app.patch('/admin/users/:id', cross, async (req) => {
+    const actor = requireActor(req);
+    authorize(actor, 'platform.manage');
+    const id = userIdOf(req);
+    const input = parse(roleChangeSchema, req.body);
+    const user = await findAnyUser(db(), id);
+    if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
+    if (user.role !== input.role) {
+      await db().transaction(async (tx) => {
+        await setUserRole(tx, id, input.role);
+        await writeAudit(tx, actor, { tenantId: user.tenantId, action: 'user.role_change', targetType: 'user', targetId: id, details: { from: user.role, to: input.role } });
+      });
+    }
+    return { user: present((await findAnyUser(db(), id))!) };
+  });
+
+  app.delete('/admin/users/:id', cross, async (req, reply) => {
+    const actor = requireActor(req);
+    authorize(actor, 'platform.manage');
+    const id = userIdOf(req);
+    if (id === actor.user.id) throw invalid(M.cannotDeleteOwnAccount);
+    const user = await findAnyUser(db(), id);
+    if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
+    await db().transaction(async (tx) => {
+      await deleteUser(tx, id);
+      await writeAudit(tx, actor, { tenantId: user.tenantId, action: 'user.delete', targetType: 'user', targetId: id, details: { email: user.email } });
+    });
+    return reply.status(204).send();
+  });
+
+  app.patch('/admin/users/:id/tenants', cross, async (req) => {
+    const actor = requireActor(req);
+    authorize(actor, 'platform.manage');
+    const id = userIdOf(req);
+    const input = parse(membershipsSchema, req.body);
+    const user = await findAnyUser(db(), id);
+    if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
+    if (!input.tenantIds.includes(user.tenantId)) throw invalid(M.membershipPrimary, 'tenantIds');
+    if ((await countTenants(db(), input.tenantIds)) !== input.tenantIds.length) throw invalid(ADMIN_MESSAGES.unknownTenant, 'tenantIds');
+    await db().transaction(async (tx) => {
+      await replaceMemberships(tx, id, input.tenantIds);
+      await writeAudit(tx, actor, {
+        tenantId: user.tenantId,
+        action: 'user.memberships_change',
+        targetType: 'user',
+        targetId: id,
+        details: { from: [...user.tenantIds].sort(), to: [...input.tenantIds].sort() },
+      });
+    });
+    return { user: present((await findAnyUser(db(), id))!) };
+  });
+}

@@ -1,0 +1,181 @@
+import { Button, Stack } from '@mantine/core';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { M } from '../../../common/messages';
+import { messageOf } from '../../api/client';
+import { usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
+import { useArchiveTenant, useCreateTenant, useDeleteTenant, useUnarchiveTenant, useUpdateTenant, type Tenant } from '../../api/tenants';
+import { startImpersonation, stopImpersonation } from '../../api/impersonation';
+import { AppLayout } from '../../components/AppLayout';
+import { PageHeader } from '../../components/PageHeader';
+import { useSession } from '../../session/SessionProvider';
+import { storage } from '../../session/storage';
+import { ConfirmModal } from './components/ConfirmModal';
+import { CreateUserModal } from './components/CreateUserModal';
+import { MembershipsModal } from './components/MembershipsModal';
+import { MessageBar } from './components/MessageBar';
+import { CreateTenantModal, DeleteTenantModal, EditTenantModal } from './components/TenantModals';
+import { TenantManagement } from './components/TenantManagement';
+import { UserManagement } from './components/UserManagement';
+
+/** The super admin panel (spec section 2): tenants, users across tenants, impersonation. */
+export default function SuperAdminPage() {
+  const { user, establish } = useSession();
+  const [showArchived, setShowArchived] = useState(false);
+  const panel = usePanelData(showArchived);
+  const [message, setMessage] = useState<string | null>(null);
+  const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
+  const [creatingTenant, setCreatingTenant] = useState(false);
+  const [editing, setEditing] = useState<Tenant | null>(null);
+  const [archiving, setArchiving] = useState<Tenant | null>(null);
+  const [deletingTenant, setDeletingTenant] = useState<Tenant | null>(null);
+  const [creatingUser, setCreatingUser] = useState(false);
+  const [managing, setManaging] = useState<AdminUser | null>(null);
+  const [deletingUser, setDeletingUser] = useState<AdminUser | null>(null);
+
+  const createTenant = useCreateTenant();
+  const updateTenant = useUpdateTenant();
+  const archiveTenant = useArchiveTenant();
+  const unarchiveTenant = useUnarchiveTenant();
+  const deleteTenant = useDeleteTenant();
+  const createUser = useCreateAdminUser();
+  const deleteUser = useDeleteAdminUser();
+  const updateMemberships = useUpdateMemberships();
+
+  /** Page-level actions report failures in the message bar. */
+  const attempt = async (fn: () => Promise<unknown>, fallback: string) => {
+    setMessage(null);
+    try {
+      await fn();
+    } catch (err) {
+      setMessage(messageOf(err, fallback));
+    }
+  };
+
+  const impersonate = (target: AdminUser) =>
+    attempt(async () => {
+      const answer = await startImpersonation(target.id, target.tenant_id);
+      establish(answer.token, answer);
+      storage.clearActiveTenant();
+      window.location.assign('/');
+    }, M.failedStartImpersonation);
+
+  const endStrayImpersonation = () =>
+    attempt(async () => {
+      const answer = await stopImpersonation();
+      establish(answer.token, answer);
+      await panel.refetch();
+    }, M.requestFailed);
+
+  const data = panel.data;
+  const tenants = data?.tenants ?? [];
+  const loadError = panel.isError && !loadErrorDismissed ? messageOf(panel.error, M.failedLoadData) : null;
+
+  return (
+    <AppLayout
+      header={
+        <PageHeader
+          title="Super Admin Panel"
+          leading={
+            <Button component={Link} to="/" variant="default" size="xs">
+              Back to Dashboard
+            </Button>
+          }
+        />
+      }
+    >
+      <Stack gap="lg">
+        <MessageBar message={message ?? loadError} onClose={() => (message ? setMessage(null) : setLoadErrorDismissed(true))} />
+        <TenantManagement
+          tenants={tenants}
+          loading={panel.isLoading}
+          showArchived={showArchived}
+          onShowArchived={setShowArchived}
+          onCreate={() => setCreatingTenant(true)}
+          onEdit={setEditing}
+          onArchive={setArchiving}
+          onUnarchive={(t) => void attempt(() => unarchiveTenant.mutateAsync(t.id), M.failedUnarchiveTenant)}
+          onDelete={setDeletingTenant}
+        />
+        <UserManagement
+          users={data?.users ?? []}
+          currentUserId={user?.id ?? ''}
+          impersonation={data?.impersonation ?? null}
+          onStopImpersonation={() => void endStrayImpersonation()}
+          onCreate={() => setCreatingUser(true)}
+          onManageTenants={setManaging}
+          onImpersonate={(u) => void impersonate(u)}
+          onDelete={setDeletingUser}
+        />
+      </Stack>
+
+      <CreateTenantModal
+        opened={creatingTenant}
+        onClose={() => setCreatingTenant(false)}
+        onCreate={async (input) => {
+          await createTenant.mutateAsync(input);
+          setCreatingTenant(false);
+        }}
+      />
+      <EditTenantModal
+        tenant={editing}
+        onClose={() => setEditing(null)}
+        onSave={async (name) => {
+          await updateTenant.mutateAsync({ id: editing!.id, name });
+          setEditing(null);
+        }}
+      />
+      <ConfirmModal
+        opened={archiving !== null}
+        title="Archive Tenant"
+        message={M.archiveTenantConfirm}
+        confirmLabel="Archive"
+        onClose={() => setArchiving(null)}
+        onConfirm={async () => {
+          const target = archiving!;
+          setArchiving(null);
+          await attempt(() => archiveTenant.mutateAsync(target.id), M.failedArchiveTenant);
+        }}
+      />
+      <DeleteTenantModal
+        tenant={deletingTenant}
+        onClose={() => setDeletingTenant(null)}
+        onDelete={async () => {
+          await deleteTenant.mutateAsync(deletingTenant!.id);
+          setDeletingTenant(null);
+        }}
+      />
+      <CreateUserModal
+        title="Create User"
+        opened={creatingUser}
+        tenants={tenants.filter((t) => !t.archived)}
+        onClose={() => setCreatingUser(false)}
+        onCreate={async ({ tenantId, ...rest }) => {
+          await createUser.mutateAsync({ ...rest, tenant_id: tenantId });
+          setCreatingUser(false);
+        }}
+      />
+      <MembershipsModal
+        user={managing}
+        tenants={tenants}
+        onClose={() => setManaging(null)}
+        onSave={async (tenantIds) => {
+          await updateMemberships.mutateAsync({ id: managing!.id, tenantIds });
+          setManaging(null);
+        }}
+      />
+      <ConfirmModal
+        opened={deletingUser !== null}
+        title="Delete User"
+        message={`Delete ${deletingUser?.name ?? ''} (${deletingUser?.email ?? ''})? ${M.cannotBeUndone}.`}
+        confirmLabel="Delete"
+        onClose={() => setDeletingUser(null)}
+        onConfirm={async () => {
+          const target = deletingUser!;
+          setDeletingUser(null);
+          await attempt(() => deleteUser.mutateAsync(target.id), M.failedDeleteUser);
+        }}
+      />
+    </AppLayout>
+  );
+}
