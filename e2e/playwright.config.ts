@@ -1,6 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT ?? 3100);
+// The local OpenID Connect provider that e2e/entra.e2e.ts starts stands in for Microsoft Entra.
+process.env.E2E_OIDC_PORT ??= String(port + 1000);
 
 export default defineConfig({
   testDir: '.',
@@ -31,6 +33,6 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: 'pipe',
     stderr: 'pipe',
-    env: { E2E_PORT: String(port) },
+    env: { E2E_PORT: String(port), E2E_OIDC_PORT: process.env.E2E_OIDC_PORT },
   },
 });

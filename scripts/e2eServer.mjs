@@ -19,5 +19,15 @@ Object.assign(process.env, {
   SKIP_WEB_BUILD: '1',
   ...(process.env.E2E_WEB_ROOT ? { WEB_ROOT: process.env.E2E_WEB_ROOT } : {}),
 });
+// Microsoft sign-in against the local provider e2e/entra.e2e.ts starts on E2E_OIDC_PORT (discovery
+// happens on the first sign-in, so the server starts without it).
+const oidcPort = process.env.E2E_OIDC_PORT;
+if (oidcPort) {
+  process.env.ENTRA_CLIENT_ID ??= 'service-catalog-e2e';
+  process.env.ENTRA_CLIENT_SECRET ??= 'e2e-client-secret-0123456789abcdef';
+  process.env.ENTRA_TENANT_ID ??= '5d0c3e8a-7f41-4b6e-9d2a-e2e000000001';
+  process.env.ENTRA_ISSUER ??= `http://127.0.0.1:${oidcPort}`;
+  process.env.PUBLIC_URL ??= `http://localhost:${port}`;
+}
 register();
 await import('../server/main.ts');

@@ -9,6 +9,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
 import { router } from './router';
 import { SessionProvider } from './session/SessionProvider';
+import { completeSignInCallback } from './session/signInCallback';
 import { cssVariablesResolver, theme } from './theme';
 
 const queryClient = new QueryClient({
@@ -16,6 +17,9 @@ const queryClient = new QueryClient({
     queries: { retry: false, refetchOnWindowFocus: false, staleTime: 10_000 },
   },
 });
+
+// A Microsoft sign-in hand-off in the address becomes a stored session before the first render.
+await completeSignInCallback();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
