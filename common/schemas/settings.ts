@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { M } from '../messages';
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../limits';
+import { ROLES, SNAPSHOT_VISIBILITIES } from '../roles';
+import { EMAIL_PATTERN, optionalPasswordField, optionalText, requiredString } from './fields';
+
+/** Messages of the service settings API that the specification leaves to the product. */
+export const SETTINGS_MESSAGES = {
+  serviceRequired: 'Service is required',
+  reorderMismatch: 'The list must hold every item of the service exactly once, and no other',
+  idsRequired: 'The ids must be a list',
+  userNotMember: 'This user is not a member of the tenant',
+  alreadyAssigned: 'This user is already assigned to this service',
+  assignmentNotFound: 'User assignment not found',
+  visibility: 'Visibility must be internal or public',
+  sameTenant: 'The service is already in this tenant',
+  targetSlugTaken: 'A service with this slug already exists in the target tenant',
+  targetNotFound: 'Target tenant not found',
+  targetNotAllowed: 'You are not a member of the target tenant',
+  notArchived: 'Only archived services can be permanently deleted',
+} as const;
+
+const S = SETTINGS_MESSAGES;
+
+/** Path ids are uuids; anything else names no record. */
+export const settingsIdSchema = z.uuid();
+
+const serviceId = z.uuid({ error: S.serviceRequired });
+
+export const createActorRoleSchema = z.object({
+  serviceId,
+  roleName: requiredString(M.roleNameRequired, MAX_NAME_LENGTH),
+});
+export const updateActorRoleSchema = z.object({ roleName: requiredString(M.roleNameRequired, MAX_NAME_LENGTH) });
+export const reorderActorRolesSchema = z.object({
+  serviceId,
+  roleIds: z.array(z.uuid({ error: S.reorderMismatch }), { error: S.idsRequired }).max(10_000, S.reorderMismatch),
+});
+
+export const createQuickTemplateSchema = z.object({
+  serviceId,
+  templateText: requiredString(M.templateTextRequired, MAX_TEXT_LENGTH),
+});
+export const updateQuickTemplateSchema = z.object({ templateText: requiredString(M.templateTextRequired, MAX_TEXT_LENGTH) });
+export const reorderQuickTemplatesSchema = z.object({
+  serviceId,
+  templateIds: z.array(z.uuid({ error: S.reorderMismatch }), { error: S.idsRequired }).max(10_000, S.reorderMismatch),
+});
+
+const assignmentRole = z.enum(ROLES, { error: M.selectRole });
+
+/** Assigning an existing tenant user to a service (User Assignments form). */
+export const assignUserSchema = z.object({
+  userId: z.uuid({ error: M.selectUser }),
+  role: assignmentRole,
+});
+export const changeAssignmentSchema = z.object({ role: assignmentRole });
+
+/** The service-roles twin of the assignment calls, which names the user by email. */
+export const createServiceRoleSchema = z.object({
+  serviceId,
+  userEmail: z
+    .string({ error: M.selectUser })
+    .trim()
+    .toLowerCase()
+    .min(1, M.selectUser)
+    .max(MAX_EMAIL_LENGTH, M.selectUser),
+  role: assignmentRole,
+});
+
+/** 'Create New User' in service settings: email and name, an optional password, a role, and whether to assign. */
+export const createServiceUserSchema = z.object({
+  email: z
+    .string({ error: M.emailAndNameRequired })
+    .trim()
+    .toLowerCase()
+    .min(1, M.emailAndNameRequired)
+    .max(MAX_EMAIL_LENGTH, `Must be at most ${MAX_EMAIL_LENGTH} characters`)
+    .refine((v) => EMAIL_PATTERN.test(v), M.invalidEmail),
+  name: requiredString(M.emailAndNameRequired, MAX_NAME_LENGTH),
+  password: optionalPasswordField.optional(),
+  role: assignmentRole.optional().default('reader'),
+  assign: z.boolean({ error: 'assign must be true or false' }).optional().default(true),
+});
+export type CreateServiceUserInput = z.infer<typeof createServiceUserSchema>;
+
+export const createSnapshotSchema = z.object({
+  serviceId,
+  label: requiredString(M.snapshotLabelRequired, MAX_NAME_LENGTH),
+  visibility: z.enum(SNAPSHOT_VISIBILITIES, { error: S.visibility }).optional().default('internal'),
+  note: optionalText(MAX_TEXT_LENGTH).transform((v) => v ?? ''),
+});
+export type CreateSnapshotInput = z.infer<typeof createSnapshotSchema>;
+
+export const moveServiceSchema = z.object({
+  targetTenantId: z.uuid({ error: M.selectTargetTenant }),
+});
+
+export const csvQuerySchema = z.object({
+  showPrivate: z
+    .enum(['true', 'false', '1', '0'], { error: 'showPrivate must be true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+});

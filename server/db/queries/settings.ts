@@ -1,0 +1,273 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Role } from '../../../common/roles';
+import type { Executor } from '../client';
+import {
+  actorRoles,
+  aspects,
+  availabilities,
+  categories,
+  quickTemplates,
+  serviceRoleAssignments,
+  services,
+  snapshots,
+  tenantMemberships,
+  users,
+} from '../schema';
+
+export type ActorRoleRow = typeof actorRoles.$inferSelect;
+export type QuickTemplateRow = typeof quickTemplates.$inferSelect;
+export type SnapshotRow = typeof snapshots.$inferSelect;
+
+// ---------------------------------------------------------------- actor roles
+
+export function listActorRoles(db: Executor, tenantId: string, serviceId: string) {
+  return db
+    .select()
+    .from(actorRoles)
+    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.serviceId, serviceId)))
+    .orderBy(asc(actorRoles.position), asc(actorRoles.roleName), asc(actorRoles.id));
+}
+
+export async function findActorRole(db: Executor, tenantId: string, id: string): Promise<ActorRoleRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(actorRoles)
+    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function insertActorRole(db: Executor, tenantId: string, serviceId: string, roleName: string) {
+  const [row] = await db
+    .insert(actorRoles)
+    .values({
+      tenantId,
+      serviceId,
+      roleName,
+      position: sql`(select coalesce(max(${actorRoles.position}) + 1, 0) from ${actorRoles} where ${actorRoles.serviceId} = ${serviceId})`,
+    })
+    .returning();
+  return row;
+}
+
+export async function updateActorRole(db: Executor, tenantId: string, id: string, roleName: string) {
+  const [row] = await db
+    .update(actorRoles)
+    .set({ roleName })
+    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteActorRole(db: Executor, tenantId: string, id: string) {
+  await db.delete(actorRoles).where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.id, id)));
+}
+
+/** Sets positions in the given order with one statement. */
+export async function reorderActorRoles(db: Executor, tenantId: string, serviceId: string, ids: string[]) {
+  if (!ids.length) return;
+  const cases = sql.join(
+    ids.map((id, i) => sql`when ${id}::uuid then ${i}::int`),
+    sql` `,
+  );
+  await db
+    .update(actorRoles)
+    .set({ position: sql`case ${actorRoles.id} ${cases} end` })
+    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.serviceId, serviceId), inArray(actorRoles.id, ids)));
+}
+
+// ---------------------------------------------------------------- quick templates
+
+export function listQuickTemplates(db: Executor, tenantId: string, serviceId: string) {
+  return db
+    .select()
+    .from(quickTemplates)
+    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.serviceId, serviceId)))
+    .orderBy(asc(quickTemplates.position), asc(quickTemplates.templateText), asc(quickTemplates.id));
+}
+
+export async function findQuickTemplate(db: Executor, tenantId: string, id: string): Promise<QuickTemplateRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(quickTemplates)
+    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function insertQuickTemplate(db: Executor, tenantId: string, serviceId: string, templateText: string) {
+  const [row] = await db
+    .insert(quickTemplates)
+    .values({
+      tenantId,
+      serviceId,
+      templateText,
+      position: sql`(select coalesce(max(${quickTemplates.position}) + 1, 0) from ${quickTemplates} where ${quickTemplates.serviceId} = ${serviceId})`,
+    })
+    .returning();
+  return row;
+}
+
+export async function updateQuickTemplate(db: Executor, tenantId: string, id: string, templateText: string) {
+  const [row] = await db
+    .update(quickTemplates)
+    .set({ templateText })
+    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteQuickTemplate(db: Executor, tenantId: string, id: string) {
+  await db.delete(quickTemplates).where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.id, id)));
+}
+
+export async function reorderQuickTemplates(db: Executor, tenantId: string, serviceId: string, ids: string[]) {
+  if (!ids.length) return;
+  const cases = sql.join(
+    ids.map((id, i) => sql`when ${id}::uuid then ${i}::int`),
+    sql` `,
+  );
+  await db
+    .update(quickTemplates)
+    .set({ position: sql`case ${quickTemplates.id} ${cases} end` })
+    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.serviceId, serviceId), inArray(quickTemplates.id, ids)));
+}
+
+// ---------------------------------------------------------------- user assignments
+
+const assignmentColumns = {
+  id: serviceRoleAssignments.id,
+  userId: serviceRoleAssignments.userId,
+  serviceId: serviceRoleAssignments.serviceId,
+  role: serviceRoleAssignments.role,
+  userEmail: users.email,
+  userName: users.name,
+  createdAt: serviceRoleAssignments.createdAt,
+};
+export type AssignmentRow = { id: string; userId: string; serviceId: string; role: Role; userEmail: string; userName: string; createdAt: Date };
+
+export function listAssignments(db: Executor, tenantId: string, serviceId: string): Promise<AssignmentRow[]> {
+  return db
+    .select(assignmentColumns)
+    .from(serviceRoleAssignments)
+    .innerJoin(users, eq(users.id, serviceRoleAssignments.userId))
+    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.serviceId, serviceId)))
+    .orderBy(asc(users.email));
+}
+
+export async function findAssignment(
+  db: Executor,
+  tenantId: string,
+  where: { id: string } | { serviceId: string; userId: string },
+): Promise<AssignmentRow | undefined> {
+  const cond =
+    'id' in where
+      ? eq(serviceRoleAssignments.id, where.id)
+      : and(eq(serviceRoleAssignments.serviceId, where.serviceId), eq(serviceRoleAssignments.userId, where.userId));
+  const [row] = await db
+    .select(assignmentColumns)
+    .from(serviceRoleAssignments)
+    .innerJoin(users, eq(users.id, serviceRoleAssignments.userId))
+    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), cond))
+    .limit(1);
+  return row;
+}
+
+/** Creates an assignment; undefined when the user is already assigned to the service. */
+export async function insertAssignment(db: Executor, tenantId: string, serviceId: string, userId: string, role: Role) {
+  const [row] = await db
+    .insert(serviceRoleAssignments)
+    .values({ tenantId, serviceId, userId, role })
+    .onConflictDoNothing({ target: [serviceRoleAssignments.serviceId, serviceRoleAssignments.userId] })
+    .returning({ id: serviceRoleAssignments.id });
+  return row;
+}
+
+export async function updateAssignmentRole(db: Executor, tenantId: string, id: string, role: Role) {
+  await db
+    .update(serviceRoleAssignments)
+    .set({ role })
+    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.id, id)));
+}
+
+export async function deleteAssignment(db: Executor, tenantId: string, id: string) {
+  await db.delete(serviceRoleAssignments).where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.id, id)));
+}
+
+// ---------------------------------------------------------------- tenant users
+
+const memberOf = (tenantId: string) =>
+  sql`(${users.tenantId} = ${tenantId} or exists (select 1 from ${tenantMemberships} m where m.user_id = ${users.id} and m.tenant_id = ${tenantId}))`;
+
+/** Users who belong to the tenant (primary or by membership): those who can be assigned to its services. */
+export function listTenantUsers(db: Executor, tenantId: string) {
+  return db
+    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
+    .from(users)
+    .where(memberOf(tenantId))
+    .orderBy(asc(users.name), asc(users.email));
+}
+
+export async function findTenantUser(db: Executor, tenantId: string, where: { id: string } | { email: string }) {
+  const cond = 'id' in where ? eq(users.id, where.id) : eq(users.email, where.email.toLowerCase());
+  const [row] = await db
+    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
+    .from(users)
+    .where(and(cond, memberOf(tenantId)))
+    .limit(1);
+  return row;
+}
+
+// ---------------------------------------------------------------- snapshots
+
+export function listSnapshots(db: Executor, tenantId: string, serviceId: string, opts: { publicOnly: boolean }) {
+  const base = and(eq(snapshots.tenantId, tenantId), eq(snapshots.serviceId, serviceId));
+  return db
+    .select({
+      id: snapshots.id,
+      serviceId: snapshots.serviceId,
+      label: snapshots.label,
+      visibility: snapshots.visibility,
+      note: snapshots.note,
+      createdBy: snapshots.createdBy,
+      createdAt: snapshots.createdAt,
+    })
+    .from(snapshots)
+    .where(opts.publicOnly ? and(base, eq(snapshots.visibility, 'public')) : base)
+    .orderBy(sql`${snapshots.createdAt} desc`, asc(snapshots.id));
+}
+
+export async function findSnapshot(db: Executor, tenantId: string, id: string): Promise<SnapshotRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(snapshots)
+    .where(and(eq(snapshots.tenantId, tenantId), eq(snapshots.id, id)))
+    .limit(1);
+  return row;
+}
+
+// ---------------------------------------------------------------- whole catalog of one service
+
+/** Every content row of one service, ordered as the catalog shows it (export, snapshot, CSV). */
+export async function loadServiceContent(db: Executor, tenantId: string, serviceId: string) {
+  const scoped = <T extends { tenantId: any; serviceId: any }>(t: T) => and(eq(t.tenantId, tenantId), eq(t.serviceId, serviceId));
+  const [cats, asps, avails, roles, templates] = await Promise.all([
+    db.select().from(categories).where(scoped(categories)).orderBy(asc(categories.position), asc(categories.name), asc(categories.id)),
+    db.select().from(aspects).where(scoped(aspects)).orderBy(asc(aspects.position), asc(aspects.title), asc(aspects.id)),
+    db.select().from(availabilities).where(scoped(availabilities)).orderBy(asc(availabilities.aspectId), asc(availabilities.timeBucket)),
+    listActorRoles(db, tenantId, serviceId),
+    listQuickTemplates(db, tenantId, serviceId),
+  ]);
+  return { categories: cats, aspects: asps, availabilities: avails, roles, templates };
+}
+export type ServiceContent = Awaited<ReturnType<typeof loadServiceContent>>;
+
+/** Slugs of a tenant that start with the given base: used to pick a free slug. */
+export async function slugsLike(db: Executor, tenantId: string, base: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ slug: services.slug })
+    .from(services)
+    .where(and(eq(services.tenantId, tenantId), sql`(${services.slug} = ${base} or ${services.slug} like ${`${base}-%`})`));
+  return new Set(rows.map((r) => r.slug));
+}
+

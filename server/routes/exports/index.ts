@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { csvQuerySchema, settingsIdSchema } from '../../../common/schemas/settings';
+import { exportServiceCsv, exportServiceFile } from '../../commands/exportService';
+import { notFound } from '../../errors';
+import { parse } from '../../validation';
+import { loadServiceFor } from '../serviceUsers/access';
+
+const idParams = z.object({ id: settingsIdSchema });
+
+function parseId(input: unknown): string {
+  const r = idParams.safeParse(input);
+  if (!r.success) throw notFound();
+  return r.data.id;
+}
+
+/** CSV of the roadmap and the .catalog file of a service: editors and up. */
+export default async function exportRoutes(app: FastifyInstance) {
+  const db = () => app.database.db;
+
+  app.get('/export/service/:id/csv', async (req, reply) => {
+    const id = parseId(req.params);
+    const query = parse(csvQuerySchema, req.query);
+    const ctx = await loadServiceFor(db(), req, id, 'service.settings');
+    // Readers never receive private aspects, whatever they ask for (CONTRACT section 4).
+    const showPrivate = query.showPrivate && ctx.can('service.settings');
+    const csv = await exportServiceCsv(db(), ctx.service, { showPrivate });
+    return reply
+      .header('Content-Type', 'text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="${ctx.service.slug}.csv"`)
+      .send(csv);
+  });
+
+  app.get('/services/:id/export', async (req, reply) => {
+    const ctx = await loadServiceFor(db(), req, parseId(req.params), 'service.settings');
+    const file = await exportServiceFile(db(), ctx.service);
+    return reply
+      .header('Content-Type', 'application/gzip')
+      .header('Content-Disposition', `attachment; filename="${ctx.service.slug}.catalog"`)
+      .send(file);
+  });
+}

@@ -1,0 +1,87 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { IMPORT_MAX_COMPRESSED_BYTES } from '../../../common/limits';
+import { moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
+import { hardDeleteService } from '../../commands/hardDeleteService';
+import { IMPORT_MESSAGES, importService, readCatalogFile } from '../../commands/importService';
+import { moveService } from '../../commands/moveService';
+import { findTenantById } from '../../db/queries/users';
+import { forbidden, invalid, notFound, tooLarge } from '../../errors';
+import { scope } from '../../plugins/context';
+import { authorize } from '../../policies';
+import { presentService } from '../../presenters/services';
+import { parse } from '../../validation';
+import { loadServiceFor } from '../serviceUsers/access';
+
+const idParams = z.object({ id: settingsIdSchema });
+
+function parseId(input: unknown): string {
+  const r = idParams.safeParse(input);
+  if (!r.success) throw notFound();
+  return r.data.id;
+}
+
+/** Reads the multipart field 'file', stopping as soon as it passes the compressed-size limit. */
+async function readUpload(req: FastifyRequest): Promise<Buffer> {
+  let part;
+  try {
+    part = await req.file({ limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1, fields: 5, parts: 10 } });
+  } catch {
+    throw invalid(IMPORT_MESSAGES.fileRequired, 'file');
+  }
+  if (!part || part.fieldname !== 'file') throw invalid(IMPORT_MESSAGES.fileRequired, 'file');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of part.file) {
+      size += chunk.length;
+      if (size > IMPORT_MAX_COMPRESSED_BYTES) throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
+    throw err;
+  }
+  if (part.file.truncated) throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
+  return Buffer.concat(chunks);
+}
+
+/** Import of a .catalog file, move to another tenant, and permanent delete. */
+export default async function servicePortabilityRoutes(app: FastifyInstance) {
+  const db = () => app.database.db;
+  // Multipart is parsed only by the routes of this plugin.
+  await app.register(multipart, { limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1 } });
+
+  app.post('/services/import', async (req, reply) => {
+    const { actor, tenantId } = scope(req);
+    authorize(actor, 'service.admin', { tenantId });
+    const file = await readUpload(req);
+    const doc = await readCatalogFile(file);
+    const service = await importService(db(), actor, tenantId, doc);
+    return reply.status(201).send({ service: presentService(service) });
+  });
+
+  app.patch('/services/:id/move-tenant', async (req) => {
+    const id = parseId(req.params);
+    const input = parse(moveServiceSchema, req.body);
+    const { actor, tenantId } = scope(req);
+    // Moving needs the admin role of the tenant itself: a service assignment does not grant it.
+    const { service } = await loadServiceFor(db(), req, id, 'service.admin');
+    authorize(actor, 'service.admin', { tenantId });
+    if (input.targetTenantId === tenantId) throw invalid(SETTINGS_MESSAGES.sameTenant, 'targetTenantId');
+    const target = await findTenantById(db(), input.targetTenantId);
+    const member = actor.superAdmin || actor.user.tenantIds.includes(input.targetTenantId);
+    if (!target || target.archived) throw notFound(SETTINGS_MESSAGES.targetNotFound);
+    if (!member) throw forbidden(SETTINGS_MESSAGES.targetNotAllowed);
+    const result = await moveService(db(), actor, tenantId, service.id, target.id);
+    return { service: presentService(result.service), droppedAssignments: result.droppedAssignments };
+  });
+
+  app.delete('/services/:id/hard-delete', async (req, reply) => {
+    const id = parseId(req.params);
+    const { actor, tenantId } = await loadServiceFor(db(), req, id, 'services.hardDelete');
+    await hardDeleteService(db(), actor, tenantId, id);
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { changeAssignmentSchema, createServiceRoleSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
+import { findAssignment, findTenantUser, listAssignments } from '../../db/queries/settings';
+import { notFound } from '../../errors';
+import { scope } from '../../plugins/context';
+import { presentAssignment } from '../../presenters/settings';
+import { parse } from '../../validation';
+import { loadServiceFor } from '../serviceUsers/access';
+import { assign, changeRole, removeAssignment } from '../serviceUsers/assignments';
+
+const idParams = z.object({ id: settingsIdSchema });
+
+function parseId(input: unknown): string {
+  const r = idParams.safeParse(input);
+  if (!r.success) throw notFound();
+  return r.data.id;
+}
+
+/** Service role assignments addressed by assignment id, the user named by email (admins only). */
+export default async function serviceRoleRoutes(app: FastifyInstance) {
+  const db = () => app.database.db;
+
+  async function loadAssignment(req: Parameters<typeof scope>[0], id: string) {
+    const { tenantId } = scope(req);
+    const current = await findAssignment(db(), tenantId, { id });
+    if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
+    const ctx = await loadServiceFor(db(), req, current.serviceId, 'service.admin');
+    return { ctx, current };
+  }
+
+  app.get('/service-roles/service/:id', async (req) => {
+    const { service, tenantId } = await loadServiceFor(db(), req, parseId(req.params), 'service.admin');
+    const rows = await listAssignments(db(), tenantId, service.id);
+    return { assignments: rows.map(presentAssignment) };
+  });
+
+  app.post('/service-roles', async (req, reply) => {
+    const input = parse(createServiceRoleSchema, req.body);
+    const ctx = await loadServiceFor(db(), req, input.serviceId, 'service.admin');
+    const user = await findTenantUser(db(), ctx.tenantId, { email: input.userEmail });
+    if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
+    const row = await assign(db(), ctx, user.id, input.role);
+    return reply.status(201).send({ assignment: presentAssignment(row) });
+  });
+
+  app.put('/service-roles/:id', async (req) => {
+    const id = parseId(req.params);
+    const input = parse(changeAssignmentSchema, req.body);
+    const { ctx, current } = await loadAssignment(req, id);
+    const row = await changeRole(db(), ctx, current, input.role);
+    return { assignment: presentAssignment(row) };
+  });
+
+  app.delete('/service-roles/:id', async (req, reply) => {
+    const { ctx, current } = await loadAssignment(req, parseId(req.params));
+    await removeAssignment(db(), ctx, current);
+    return reply.status(204).send();
+  });
+}

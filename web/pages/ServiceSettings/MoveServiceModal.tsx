@@ -1,0 +1,76 @@
+import { Alert, Button, Group, Select, Stack, Text } from '@mantine/core';
+import { useEffect, useState, type FormEvent } from 'react';
+import { M } from '../../../common/messages';
+import { messageOf } from '../../api/client';
+import { useMoveService } from '../../api/settings';
+import { CatalogModal } from '../../components/CatalogModal';
+import type { SessionTenant } from '../../session/storage';
+
+interface Props {
+  serviceId: string;
+  serviceName: string;
+  tenants: SessionTenant[];
+  opened: boolean;
+  onClose: () => void;
+  onMoved: () => void;
+}
+
+/** Move to Another Tenant: the service and all its data go to the chosen tenant; it cannot be undone. */
+export function MoveServiceModal({ serviceId, serviceName, tenants, opened, onClose, onMoved }: Props) {
+  const move = useMoveService(serviceId);
+  const [target, setTarget] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (opened) {
+      setTarget(null);
+      setError(null);
+    }
+  }, [opened]);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!target) return setError(M.selectTargetTenant);
+    const tenant = tenants.find((t) => t.id === target);
+    if (!window.confirm(`Move "${serviceName}" to ${tenant?.name ?? 'the selected tenant'}? This cannot be undone.`)) return;
+    setError(null);
+    move.mutateAsync(target).then(
+      () => {
+        window.alert(M.serviceMoved);
+        onMoved();
+      },
+      (err: unknown) => window.alert(messageOf(err, M.failedMoveService)),
+    );
+  };
+
+  return (
+    <CatalogModal opened={opened} onClose={onClose} title="Move to Another Tenant">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="md">
+          <Alert color="yellow" variant="light" title="Warning" c="dark.9">
+            The service and all its data (categories, aspects, availabilities, snapshots, actor roles and quick templates) move to the
+            target tenant. User assignments of people who are not members of that tenant are removed. This cannot be undone.
+          </Alert>
+          <Select
+            label="Target tenant"
+            placeholder="Select a tenant"
+            data={tenants.map((t) => ({ value: t.id, label: t.name }))}
+            value={target}
+            onChange={setTarget}
+            error={error}
+            data-autofocus
+          />
+          {tenants.length === 0 ? <Text size="sm">You belong to no other tenant.</Text> : null}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" color="red.9" loading={move.isPending}>
+              Move Service
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </CatalogModal>
+  );
+}

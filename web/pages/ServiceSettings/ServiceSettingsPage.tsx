@@ -1,0 +1,195 @@
+import { Badge, Button, Group, Loader, Stack, Tabs, Text } from '@mantine/core';
+import { useState } from 'react';
+import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { M } from '../../../common/messages';
+import { ApiError, messageOf } from '../../api/client';
+import { useArchiveService, useUnarchiveService } from '../../api/services';
+import {
+  downloadFile,
+  useAddActorRole,
+  useAddQuickTemplate,
+  useDeleteActorRole,
+  useDeleteQuickTemplate,
+  useForgetService,
+  useSettingsData,
+} from '../../api/settings';
+import { AppLayout } from '../../components/AppLayout';
+import { PageHeader } from '../../components/PageHeader';
+import { TenantFooter } from '../../components/TenantFooter';
+import { useSession } from '../../session/SessionProvider';
+import { CreateSnapshotModal } from './CreateSnapshotModal';
+import { DetailsTab } from './DetailsTab';
+import { MoveServiceModal } from './MoveServiceModal';
+import { SnapshotList } from './SnapshotList';
+import { TagEditor } from './TagEditor';
+import { UserAssignmentsTab } from './UserAssignmentsTab';
+
+type Tab = 'details' | 'roles' | 'templates' | 'users';
+
+/** Service settings (spec section 2): details, actor roles, quick templates, user assignments and the service's actions. */
+export default function ServiceSettingsPage() {
+  const { serviceId = '' } = useParams();
+  const navigate = useNavigate();
+  const { tenant, user } = useSession();
+  const settings = useSettingsData(serviceId);
+  const addRole = useAddActorRole(serviceId);
+  const deleteRole = useDeleteActorRole();
+  const addTemplate = useAddQuickTemplate(serviceId);
+  const deleteTemplate = useDeleteQuickTemplate();
+  const archive = useArchiveService();
+  const unarchive = useUnarchiveService();
+  const forgetService = useForgetService(serviceId);
+  const [tab, setTab] = useState<Tab>('details');
+  const [snapshotOpen, setSnapshotOpen] = useState(false);
+  const [moveOpen, setMoveOpen] = useState(false);
+
+  const back = (
+    <Button component={Link} to={`/catalog/${serviceId}`} variant="default" size="xs" mt={6}>
+      ← Back to Catalog
+    </Button>
+  );
+
+  if (settings.isError) {
+    // Those who may not open settings go back to the catalog (spec section 2).
+    if (settings.error instanceof ApiError && settings.error.status === 403) return <Navigate to={`/catalog/${serviceId}`} replace />;
+    return (
+      <AppLayout header={<PageHeader title="Service Settings" leading={back} />} footer={<TenantFooter />}>
+        <Text>{settings.error instanceof ApiError && settings.error.status === 404 ? M.serviceNotFound : messageOf(settings.error, M.failedLoadData)}</Text>
+      </AppLayout>
+    );
+  }
+  if (!settings.data) {
+    return (
+      <AppLayout header={<PageHeader title="Service Settings" leading={back} />} footer={<TenantFooter />}>
+        <Group gap="xs" role="status">
+          <Loader size="sm" />
+          <Text>Loading...</Text>
+        </Group>
+      </AppLayout>
+    );
+  }
+
+  const { service, roles, templates, users, assignments, permissions } = settings.data;
+  const isAdmin = permissions.admin;
+  const readOnly = service.archived;
+  const otherTenants = (user?.availableTenants ?? []).filter((t) => t.id !== (tenant?.id ?? service.tenant_id) && !t.archived);
+
+  const download = (path: string, filename: string, fallback: string) =>
+    downloadFile(path, filename, fallback).catch((err) => window.alert(messageOf(err, fallback)));
+
+  const toggleArchive = () => {
+    const archiving = !service.archived;
+    const question = archiving
+      ? `Archive "${service.name}"? It becomes read-only and is hidden from the dashboard unless 'Show Archived' is on.`
+      : `Unarchive "${service.name}"?`;
+    if (!window.confirm(question)) return;
+    const mutation = archiving ? archive : unarchive;
+    mutation.mutateAsync(service.id).then(
+      () => navigate('/'),
+      (err: unknown) => window.alert(messageOf(err, archiving ? M.failedArchiveService : M.failedUnarchiveService)),
+    );
+  };
+
+  return (
+    <AppLayout header={<PageHeader title={`${service.name} Settings`} icon={service.icon_url} leading={back} />} footer={<TenantFooter />}>
+      <Stack gap="lg">
+        <Group justify="space-between" wrap="wrap" gap="sm">
+          <Group gap="sm">
+            {service.archived ? (
+              <Badge color="gray.8" variant="filled" size="lg">
+                ARCHIVED
+              </Badge>
+            ) : null}
+          </Group>
+          <Group gap="sm" wrap="wrap" role="group" aria-label="Service actions">
+            <Button variant="default" onClick={() => setSnapshotOpen(true)}>
+              Create Snapshot
+            </Button>
+            <Button
+              variant="default"
+              onClick={() => void download(`/export/service/${service.id}/csv?showPrivate=true`, `${service.slug}.csv`, M.requestFailed)}
+            >
+              Export CSV
+            </Button>
+            {isAdmin ? (
+              <Button variant="default" onClick={toggleArchive} loading={archive.isPending || unarchive.isPending}>
+                {service.archived ? 'Unarchive Service' : 'Archive Service'}
+              </Button>
+            ) : null}
+            {isAdmin && !service.archived ? (
+              <Button variant="default" onClick={() => setMoveOpen(true)}>
+                Move to Another Tenant
+              </Button>
+            ) : null}
+            <Button
+              variant="default"
+              onClick={() => void download(`/services/${service.id}/export`, `${service.slug}.catalog`, M.failedExportService)}
+            >
+              Export Service
+            </Button>
+          </Group>
+        </Group>
+
+        <Tabs value={tab} onChange={(v) => setTab((v as Tab) ?? 'details')} keepMounted={false}>
+          <Tabs.List aria-label="Settings">
+            <Tabs.Tab value="details">Service Details</Tabs.Tab>
+            <Tabs.Tab value="roles">Actor Roles</Tabs.Tab>
+            <Tabs.Tab value="templates">Quick Templates</Tabs.Tab>
+            {isAdmin ? <Tabs.Tab value="users">User Assignments</Tabs.Tab> : null}
+          </Tabs.List>
+          <Tabs.Panel value="details" pt="md">
+            <DetailsTab service={service} readOnly={readOnly} />
+          </Tabs.Panel>
+          <Tabs.Panel value="roles" pt="md">
+            <TagEditor
+              label="Actor roles"
+              items={roles.map((r) => ({ id: r.id, text: r.role_name }))}
+              placeholder="Add new role..."
+              requiredMessage={M.roleNameRequired}
+              addFallback={M.failedCreateActorRole}
+              deleteFallback={M.failedDeleteActorRole}
+              onAdd={(text) => addRole.mutateAsync(text)}
+              onDelete={(id) => deleteRole.mutateAsync(id)}
+              disabled={readOnly}
+            />
+          </Tabs.Panel>
+          <Tabs.Panel value="templates" pt="md">
+            <TagEditor
+              label="Quick templates"
+              items={templates.map((t) => ({ id: t.id, text: t.template_text }))}
+              placeholder="Add new template..."
+              requiredMessage={M.templateTextRequired}
+              addFallback={M.failedCreateQuickTemplate}
+              deleteFallback={M.failedDeleteQuickTemplate}
+              onAdd={(text) => addTemplate.mutateAsync(text)}
+              onDelete={(id) => deleteTemplate.mutateAsync(id)}
+              disabled={readOnly}
+            />
+          </Tabs.Panel>
+          {isAdmin ? (
+            <Tabs.Panel value="users" pt="md">
+              <UserAssignmentsTab serviceId={service.id} users={users} assignments={assignments} />
+            </Tabs.Panel>
+          ) : null}
+        </Tabs>
+
+        <SnapshotList serviceId={service.id} />
+      </Stack>
+
+      <CreateSnapshotModal serviceId={service.id} opened={snapshotOpen} onClose={() => setSnapshotOpen(false)} />
+      {isAdmin ? (
+        <MoveServiceModal
+          serviceId={service.id}
+          serviceName={service.name}
+          tenants={otherTenants}
+          opened={moveOpen}
+          onClose={() => setMoveOpen(false)}
+          onMoved={() => {
+            navigate('/');
+            forgetService();
+          }}
+        />
+      ) : null}
+    </AppLayout>
+  );
+}

@@ -1,0 +1,106 @@
+import { Alert, Button, CloseButton, Group, Pill, Stack, Text, TextInput } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { M } from '../../../common/messages';
+import { messageOf } from '../../api/client';
+
+interface Item {
+  id: string;
+  text: string;
+}
+
+interface Props {
+  /** Names the list and the add field for assistive technology. */
+  label: string;
+  items: Item[];
+  placeholder: string;
+  /** The message shown when the add field is empty. */
+  requiredMessage: string;
+  addFallback: string;
+  deleteFallback: string;
+  onAdd: (text: string) => Promise<unknown>;
+  onDelete: (id: string) => Promise<unknown>;
+  disabled?: boolean;
+}
+
+/** Tags with a delete button each and an add field; errors show inline (spec section 8). */
+export function TagEditor({ label, items, placeholder, requiredMessage, addFallback, deleteFallback, onAdd, onDelete, disabled }: Props) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const add = async (e: FormEvent) => {
+    e.preventDefault();
+    const value = text.trim();
+    if (!value) {
+      setError(requiredMessage);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await onAdd(value);
+      // Keep anything typed while the add was on its way.
+      setText((current) => (current.trim() === value ? '' : current));
+    } catch (err) {
+      setError(messageOf(err, addFallback));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async (item: Item) => {
+    if (!window.confirm(`Delete "${item.text}"? ${M.cannotBeUndone}.`)) return;
+    setError(null);
+    try {
+      await onDelete(item.id);
+    } catch (err) {
+      setError(messageOf(err, deleteFallback));
+    }
+  };
+
+  return (
+    <Stack gap="md" maw={720}>
+      {items.length ? (
+        <Group gap="xs" role="list" aria-label={label}>
+          {items.map((item) => (
+            <div role="listitem" key={item.id}>
+              <Pill size="lg" className="settings-tag">
+                <Group gap={4} wrap="nowrap" component="span">
+                  <span>{item.text}</span>
+                  {!disabled ? (
+                    <CloseButton size="sm" onClick={() => void remove(item)} aria-label={`Delete ${item.text}`} />
+                  ) : null}
+                </Group>
+              </Pill>
+            </div>
+          ))}
+        </Group>
+      ) : (
+        <Text c="dimmed" size="sm">
+          None yet.
+        </Text>
+      )}
+      {!disabled ? (
+        <form onSubmit={add} noValidate>
+          <Group align="flex-start" gap="sm">
+            <TextInput
+              aria-label={placeholder.replace(/\.\.\.$/, '')}
+              placeholder={placeholder}
+              value={text}
+              onChange={(e) => setText(e.currentTarget.value)}
+              style={{ flex: 1 }}
+            />
+            <Button type="submit" loading={busy}>
+              Add
+            </Button>
+          </Group>
+        </form>
+      ) : null}
+      {error ? (
+        <Alert color="red" role="alert" variant="light" c="red.9">
+          {error}
+        </Alert>
+      ) : null}
+    </Stack>
+  );
+}

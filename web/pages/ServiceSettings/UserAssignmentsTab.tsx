@@ -1,0 +1,133 @@
+import { Alert, Button, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { useMemo, useState, type FormEvent } from 'react';
+import { M } from '../../../common/messages';
+import type { Role } from '../../../common/roles';
+import { messageOf } from '../../api/client';
+import { useAssignUser, useChangeAssignment, useRemoveAssignment, type Assignment, type TenantUser } from '../../api/settings';
+import { CreateUserModal } from './CreateUserModal';
+
+import { ROLE_OPTIONS } from './roleOptions';
+
+interface Props {
+  serviceId: string;
+  users: TenantUser[];
+  assignments: Assignment[];
+}
+
+/** User Assignments (admins): who holds which role on this service, separate from their own role. */
+export function UserAssignmentsTab({ serviceId, users, assignments }: Props) {
+  const assign = useAssignUser(serviceId);
+  const change = useChangeAssignment(serviceId);
+  const remove = useRemoveAssignment(serviceId);
+  const [userId, setUserId] = useState<string | null>(null);
+  const [role, setRole] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  const assigned = useMemo(() => new Set(assignments.map((a) => a.user_id)), [assignments]);
+  const candidates = users.filter((u) => !assigned.has(u.id)).map((u) => ({ value: u.id, label: `${u.name} (${u.email})` }));
+
+  const add = (e: FormEvent) => {
+    e.preventDefault();
+    if (!userId) return setError(M.selectUser);
+    if (!role) return setError(M.selectRole);
+    setError(null);
+    assign.mutate(
+      { userId, role: role as Role },
+      {
+        onSuccess: () => {
+          setUserId(null);
+          setRole(null);
+        },
+        onError: (err) => setError(messageOf(err, M.failedAddAssignment)),
+      },
+    );
+  };
+
+  const onChangeRole = (a: Assignment, next: string | null) => {
+    if (!next || next === a.role) return;
+    change.mutate({ userId: a.user_id, role: next as Role }, { onError: (err) => window.alert(messageOf(err, M.failedUpdateRole)) });
+  };
+
+  const onRemove = (a: Assignment) => {
+    if (!window.confirm(`Remove ${a.user_name} (${a.user_email}) from this service?`)) return;
+    remove.mutate(a.user_id, { onError: (err) => window.alert(messageOf(err, M.failedDeleteAssignment)) });
+  };
+
+  return (
+    <Stack gap="lg">
+      {assignments.length === 0 ? (
+        <Text c="dimmed">No user assignments yet.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped aria-label="User assignments">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Email</Table.Th>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {assignments.map((a) => (
+                <Table.Tr key={a.id}>
+                  <Table.Td>{a.user_email}</Table.Td>
+                  <Table.Td>{a.user_name}</Table.Td>
+                  <Table.Td>
+                    <Select
+                      aria-label={`Role of ${a.user_email}`}
+                      data={ROLE_OPTIONS}
+                      value={a.role}
+                      onChange={(v) => onChangeRole(a, v)}
+                      allowDeselect={false}
+                      w={140}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <Button variant="filled" color="red.9" size="xs" onClick={() => onRemove(a)} aria-label={`Remove ${a.user_email}`}>
+                      Remove
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+
+      <form onSubmit={add} noValidate aria-labelledby="add-assignment-title">
+        <Stack gap="sm" maw={720}>
+          <Title order={2} size="h4" id="add-assignment-title">
+            Add User Assignment
+          </Title>
+          <Group align="flex-end" gap="sm" wrap="wrap">
+            <Select
+              label="User"
+              placeholder="Select a user"
+              data={candidates}
+              value={userId}
+              onChange={setUserId}
+              searchable
+              nothingFoundMessage="No users to assign"
+              style={{ flex: '1 1 260px' }}
+            />
+            <Select label="Role" placeholder="Select a role" data={ROLE_OPTIONS} value={role} onChange={setRole} w={160} />
+            <Button type="submit" loading={assign.isPending}>
+              Add Assignment
+            </Button>
+            <Button variant="default" onClick={() => setCreating(true)}>
+              Create New User
+            </Button>
+          </Group>
+          {error ? (
+            <Alert color="red" role="alert" variant="light" c="red.9">
+              {error}
+            </Alert>
+          ) : null}
+        </Stack>
+      </form>
+      <CreateUserModal serviceId={serviceId} opened={creating} onClose={() => setCreating(false)} />
+    </Stack>
+  );
+}
