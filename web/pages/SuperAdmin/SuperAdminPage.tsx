@@ -17,6 +17,7 @@ import { MessageBar } from './components/MessageBar';
 import { CreateTenantModal, DeleteTenantModal, EditTenantModal } from './components/TenantModals';
 import { TenantManagement } from './components/TenantManagement';
 import { UserManagement } from './components/UserManagement';
+import { AdminAuditLog } from './components/AdminAuditLog';
 
 /** The super admin panel (spec section 2): tenants, users across tenants, impersonation. */
 export default function SuperAdminPage() {
@@ -107,6 +108,7 @@ export default function SuperAdminPage() {
           onImpersonate={(u) => void impersonate(u)}
           onDelete={setDeletingUser}
         />
+        <AdminAuditLog tenants={tenants} />
       </Stack>
 
       <CreateTenantModal

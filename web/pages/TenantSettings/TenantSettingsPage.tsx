@@ -12,6 +12,7 @@ import { ConfirmModal } from '../SuperAdmin/components/ConfirmModal';
 import { CreateUserModal, roleLabel } from '../SuperAdmin/components/CreateUserModal';
 import { MessageBar } from '../SuperAdmin/components/MessageBar';
 import { formatDate } from '../SuperAdmin/components/TenantManagement';
+import { TenantAuditLog } from './TenantAuditLog';
 
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
 export default function TenantSettingsPage() {
@@ -85,6 +86,7 @@ export default function TenantSettingsPage() {
         </Table.ScrollContainer>
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}
       </Paper>
+      <TenantAuditLog />
 
       <CreateUserModal
         title="Add User"

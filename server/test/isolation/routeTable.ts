@@ -1,0 +1,184 @@
+import type { Capability } from '../../policies';
+import type { Dataset } from './world';
+
+/**
+ * What each route requires: a capability of server/policies/permissions.ts, or
+ * 'public' (no session), 'member' (any signed-in member of the tenant), 'self' (any signed-in
+ * caller, about their own session; no tenant).
+ */
+export type RouteRule = Capability | 'public' | 'member' | 'self';
+
+/** The one table of what every route requires, keyed by method and url. */
+export const ROUTE_RULES: Record<string, RouteRule> = {
+  'GET /api/health': 'public',
+  'POST /api/auth/login': 'public',
+  'GET /api/auth/me': 'member',
+  'POST /api/auth/logout': 'self',
+  'GET /api/auth/entra/signin': 'public',
+  'GET /api/auth/entra/callback': 'public',
+  'POST /api/auth/exchange': 'public',
+  'GET /api/services': 'catalog.view',
+  'GET /api/services/:id': 'catalog.view',
+  'GET /api/services/:id/full': 'catalog.view',
+  'POST /api/services': 'service.admin',
+  'PUT /api/services/:id': 'service.settings',
+  'PATCH /api/services/:id/archive': 'service.admin',
+  'PATCH /api/services/:id/unarchive': 'service.admin',
+  'DELETE /api/services/:id': 'service.admin',
+  'GET /api/categories/service/:id': 'catalog.view',
+  'POST /api/categories': 'catalog.edit',
+  'PUT /api/categories/:id': 'catalog.edit',
+  'DELETE /api/categories/:id': 'catalog.edit',
+  'GET /api/aspects/service/:id': 'catalog.view',
+  'GET /api/aspects/:id': 'catalog.view',
+  'POST /api/aspects': 'catalog.edit',
+  'PUT /api/aspects/:id': 'catalog.edit',
+  'DELETE /api/aspects/:id': 'catalog.edit',
+  'PATCH /api/aspects/reorder': 'catalog.edit',
+  'POST /api/availabilities': 'catalog.edit',
+  'GET /api/availabilities/aspect/:id': 'catalog.view',
+  'GET /api/availabilities/aspect/:id/history': 'catalog.view',
+  'GET /api/availabilities/service/:id/resolved': 'catalog.view',
+  'GET /api/tenants': 'platform.manage',
+  'POST /api/tenants': 'platform.manage',
+  'PUT /api/tenants/:id': 'platform.manage',
+  'PATCH /api/tenants/:id/archive': 'platform.manage',
+  'PATCH /api/tenants/:id/unarchive': 'platform.manage',
+  'DELETE /api/tenants/:id': 'platform.manage',
+  'GET /api/admin/users': 'platform.manage',
+  'GET /api/admin/panel-data': 'platform.manage',
+  'POST /api/admin/users': 'platform.manage',
+  'PATCH /api/admin/users/:id': 'platform.manage',
+  'DELETE /api/admin/users/:id': 'platform.manage',
+  'PATCH /api/admin/users/:id/tenants': 'platform.manage',
+  'GET /api/admin/audit': 'platform.manage',
+  'GET /api/users': 'tenant.users',
+  'POST /api/users': 'tenant.users',
+  'DELETE /api/users/:id': 'tenant.users',
+  'GET /api/audit': 'tenant.users',
+  'POST /api/impersonation/start': 'platform.manage',
+  'GET /api/impersonation/active': 'self',
+  'POST /api/impersonation/stop': 'self',
+  'GET /api/actor-roles/service/:id': 'service.settings',
+  'POST /api/actor-roles': 'service.settings',
+  'PUT /api/actor-roles/:id': 'service.settings',
+  'DELETE /api/actor-roles/:id': 'service.settings',
+  'PATCH /api/actor-roles/reorder': 'service.settings',
+  'GET /api/quick-templates/service/:id': 'service.settings',
+  'POST /api/quick-templates': 'service.settings',
+  'PUT /api/quick-templates/:id': 'service.settings',
+  'DELETE /api/quick-templates/:id': 'service.settings',
+  'PATCH /api/quick-templates/reorder': 'service.settings',
+  'GET /api/services/:id/settings-data': 'service.settings',
+  'GET /api/services/:id/users': 'service.admin',
+  'POST /api/services/:id/users': 'service.admin',
+  'PUT /api/services/:id/users/:userId': 'service.admin',
+  'DELETE /api/services/:id/users/:userId': 'service.admin',
+  'POST /api/services/:id/users/new': 'service.admin',
+  'GET /api/service-roles/service/:id': 'service.admin',
+  'POST /api/service-roles': 'service.admin',
+  'PUT /api/service-roles/:id': 'service.admin',
+  'DELETE /api/service-roles/:id': 'service.admin',
+  'GET /api/snapshots/service/:id': 'catalog.view',
+  'GET /api/snapshots/:id': 'catalog.view',
+  'POST /api/snapshots': 'service.settings',
+  'GET /api/export/service/:id/csv': 'service.settings',
+  'GET /api/services/:id/export': 'service.settings',
+  'POST /api/services/import': 'service.admin',
+  'PATCH /api/services/:id/move-tenant': 'service.admin',
+  'DELETE /api/services/:id/hard-delete': 'services.hardDelete',
+};
+
+/** Path parameters -> the dataset entity they name, by url. The first matching rule wins. */
+const PARAM_RULES: { test: RegExp; params: Record<string, (d: Dataset) => string> }[] = [
+  { test: /^\/api\/services\/:id\/users\/:userId$/, params: { id: (d) => d.service.id, userId: (d) => d.assignee.id } },
+  { test: /\/service\/:id(\/|$)/, params: { id: (d) => d.service.id } },
+  { test: /^\/api\/services\/:id(\/|$)/, params: { id: (d) => d.service.id } },
+  { test: /^\/api\/categories\/:id$/, params: { id: (d) => d.category.id } },
+  { test: /^\/api\/aspects\/:id$/, params: { id: (d) => d.aspect.id } },
+  { test: /^\/api\/availabilities\/aspect\/:id(\/|$)/, params: { id: (d) => d.aspect.id } },
+  { test: /^\/api\/snapshots\/:id$/, params: { id: (d) => d.snapshot.id } },
+  { test: /^\/api\/actor-roles\/:id$/, params: { id: (d) => d.actorRole.id } },
+  { test: /^\/api\/quick-templates\/:id$/, params: { id: (d) => d.quickTemplate.id } },
+  { test: /^\/api\/service-roles\/:id$/, params: { id: (d) => d.assignment.id } },
+  { test: /^\/api\/(admin\/)?users\/:id(\/|$)/, params: { id: (d) => d.user.id } },
+  { test: /^\/api\/tenants\/:id(\/|$)/, params: { id: (d) => d.tenant.id } },
+];
+
+/** The url with its parameters filled from a dataset, or null when the map cannot fill one. */
+export function fillPath(url: string, d: Dataset): string | null {
+  const names = [...url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]);
+  if (names.length === 0) return url;
+  const rule = PARAM_RULES.find((r) => r.test.test(url));
+  if (!rule || names.some((n) => !rule.params[n])) return null;
+  return url.replace(/:([A-Za-z]+)/g, (_m, n: string) => rule.params[n](d));
+}
+
+export interface ExampleContext {
+  /** The other tenant, seen from the tenant the call works in. */
+  otherTenantId: string;
+  unique: string;
+  /** A valid .catalog file. */
+  catalogFile: Buffer;
+}
+
+export interface Example {
+  body?: unknown;
+  /** A body that is not JSON (the import's multipart form). */
+  raw?: { payload: Buffer; contentType: string };
+}
+
+const json = (body: unknown): Example => ({ body });
+
+function multipart(file: Buffer): Example {
+  const boundary = 'isolation-boundary';
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="import.catalog"\r\nContent-Type: application/gzip\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { raw: { payload: Buffer.concat([head, file, tail]), contentType: `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A valid body for every route that takes one, with the target tenant's ids filled in. */
+export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example> = {
+  'POST /api/auth/login': () => json({ email: 'nobody@example.com', password: 'not-the-password' }),
+  'POST /api/auth/logout': () => json({}),
+  'POST /api/auth/exchange': () => json({ code: 'not-a-code' }),
+  'POST /api/services': (_d, c) => json({ name: `Probe ${c.unique}`, slug: `probe-${c.unique}` }),
+  'PUT /api/services/:id': () => json({ name: 'Renamed service' }),
+  'PATCH /api/services/:id/archive': () => json({}),
+  'PATCH /api/services/:id/unarchive': () => json({}),
+  'POST /api/categories': (d) => json({ serviceId: d.service.id, name: 'Probe category', position: 5 }),
+  'PUT /api/categories/:id': () => json({ name: 'Renamed category' }),
+  'POST /api/aspects': (d) => json({ serviceId: d.service.id, categoryId: d.category.id, title: 'Probe aspect', description: '', isPublic: true }),
+  'PUT /api/aspects/:id': () => json({ title: 'Renamed aspect', description: '', isPublic: true }),
+  'PATCH /api/aspects/reorder': (d) => json({ categoryId: d.category.id, aspectIds: [d.privateAspect.id, d.aspect.id] }),
+  'POST /api/availabilities': (d) => json({ aspectId: d.aspect.id, timeBucket: '2030-Q1', value: 'Probe' }),
+  'POST /api/tenants': (_d, c) => json({ name: `Probe ${c.unique}`, slug: `probe-${c.unique}` }),
+  'PUT /api/tenants/:id': (_d, c) => json({ name: `Renamed ${c.unique}` }),
+  'PATCH /api/tenants/:id/archive': () => json({}),
+  'PATCH /api/tenants/:id/unarchive': () => json({}),
+  'POST /api/admin/users': (d, c) => json({ email: `probe-${c.unique}@example.com`, name: 'Probe', role: 'reader', tenantId: d.tenantId, password: 'probe-password' }),
+  'PATCH /api/admin/users/:id': () => json({ role: 'editor' }),
+  'PATCH /api/admin/users/:id/tenants': (d) => json({ tenantIds: [d.tenantId] }),
+  'POST /api/users': (_d, c) => json({ email: `probe-${c.unique}@example.com`, name: 'Probe', role: 'reader', password: 'probe-password' }),
+  'POST /api/impersonation/start': (d) => json({ userId: d.user.id, tenantId: d.tenantId }),
+  'POST /api/impersonation/stop': () => json({}),
+  'POST /api/actor-roles': (d) => json({ serviceId: d.service.id, roleName: 'Probe role' }),
+  'PUT /api/actor-roles/:id': () => json({ roleName: 'Renamed role' }),
+  'PATCH /api/actor-roles/reorder': (d) => json({ serviceId: d.service.id, roleIds: [d.actorRole.id] }),
+  'POST /api/quick-templates': (d) => json({ serviceId: d.service.id, templateText: 'Probe template' }),
+  'PUT /api/quick-templates/:id': () => json({ templateText: 'Renamed template' }),
+  'PATCH /api/quick-templates/reorder': (d) => json({ serviceId: d.service.id, templateIds: [d.quickTemplate.id] }),
+  'POST /api/services/:id/users': (d) => json({ userId: d.user.id, role: 'editor' }),
+  'PUT /api/services/:id/users/:userId': () => json({ role: 'admin' }),
+  'POST /api/services/:id/users/new': (_d, c) => json({ email: `probe-${c.unique}@example.com`, name: 'Probe', role: 'reader' }),
+  'POST /api/service-roles': (d) => json({ serviceId: d.service.id, userEmail: d.user.email, role: 'editor' }),
+  'PUT /api/service-roles/:id': () => json({ role: 'admin' }),
+  'POST /api/snapshots': (d) => json({ serviceId: d.service.id, label: 'Probe snapshot', visibility: 'internal', note: '' }),
+  'POST /api/services/import': (_d, c) => multipart(c.catalogFile),
+  'PATCH /api/services/:id/move-tenant': (_d, c) => json({ targetTenantId: c.otherTenantId }),
+};
+
+/** Routes that may legitimately write on a refused call: failed sign-ins are audited. */
+export const AUDITED_REFUSALS = new Set(['POST /api/auth/login', 'GET /api/auth/entra/callback', 'POST /api/auth/exchange']);

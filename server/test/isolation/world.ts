@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import type { Executor } from '../../db';
+import { actorRoles, quickTemplates, snapshots } from '../../db/schema';
+import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
+import { quarterOf } from '../../../common/quarters';
+
+const unique = () => randomBytes(4).toString('hex');
+
+/** One tenant's records, by the entity names the matrix maps path parameters to. */
+export interface Dataset {
+  tenantId: string;
+  tenantSlug: string;
+  service: { id: string; slug: string };
+  archivedService: { id: string };
+  category: { id: string };
+  aspect: { id: string };
+  privateAspect: { id: string };
+  snapshot: { id: string };
+  actorRole: { id: string };
+  quickTemplate: { id: string };
+  /** A user assigned editor on `service`, and the assignment. */
+  assignee: { id: string; email: string };
+  assignment: { id: string };
+  /** A reader of the tenant with no assignment: the one user routes act on. */
+  user: { id: string; email: string };
+  /** The tenant a /tenants/:id route acts on. */
+  tenant: { id: string };
+}
+
+/** A full dataset in a tenant: active and archived services, categories, public and private aspects, and the rest. */
+export async function seedDataset(db: Executor, tenantId: string, tenantSlug: string, tenantTarget?: string): Promise<Dataset> {
+  const service = await createService(db, tenantId);
+  const archivedService = await createService(db, tenantId, { archived: true });
+  const category = await createCategory(db, tenantId, service.id, `Category ${unique()}`);
+  const aspect = await createAspect(db, tenantId, service.id, category.id, { isPublic: true });
+  const privateAspect = await createAspect(db, tenantId, service.id, category.id, { isPublic: false, position: 1 });
+  await setAvailability(db, tenantId, service.id, aspect.id, quarterOf(new Date()), 'Available');
+  const [snapshot] = await db
+    .insert(snapshots)
+    .values({ tenantId, serviceId: service.id, label: 'Baseline', visibility: 'public', data: { aspects: [] }, createdBy: 'seed' })
+    .returning();
+  const [actorRole] = await db.insert(actorRoles).values({ tenantId, serviceId: service.id, roleName: 'Operator' }).returning();
+  const [quickTemplate] = await db.insert(quickTemplates).values({ tenantId, serviceId: service.id, templateText: 'Planned' }).returning();
+  const assignee = await createUser(db, tenantId, { role: 'reader' });
+  const assignment = await assignServiceRole(db, tenantId, service.id, assignee.id, 'editor');
+  const user = await createUser(db, tenantId, { role: 'reader' });
+  return {
+    tenantId,
+    tenantSlug,
+    service,
+    archivedService,
+    category,
+    aspect,
+    privateAspect,
+    snapshot,
+    actorRole,
+    quickTemplate,
+    assignee,
+    assignment,
+    user,
+    tenant: { id: tenantTarget ?? tenantId },
+  };
+}
+
+const NONE = '00000000-0000-4000-8000-00000000';
+/** Ids that name nothing, in the shape of a dataset. */
+export function missingDataset(): Dataset {
+  const id = (n: number) => ({ id: `${NONE}${String(n).padStart(4, '0')}` });
+  return {
+    tenantId: id(1).id,
+    tenantSlug: 'no-such-tenant',
+    service: { ...id(2), slug: 'no-such-service' },
+    archivedService: id(3),
+    category: id(4),
+    aspect: id(5),
+    privateAspect: id(6),
+    snapshot: id(7),
+    actorRole: id(8),
+    quickTemplate: id(9),
+    assignee: { ...id(10), email: 'nobody-assigned@example.com' },
+    assignment: id(11),
+    user: { ...id(12), email: 'nobody@example.com' },
+    tenant: id(13),
+  };
+}
+
+export type ActorName = 'signedOut' | 'reader' | 'editor' | 'admin' | 'adminOfB' | 'superAdmin' | 'impersonation';
+export const ACTORS: ActorName[] = ['signedOut', 'reader', 'editor', 'admin', 'adminOfB', 'superAdmin', 'impersonation'];
+
+export interface IsolationWorld {
+  A: Dataset;
+  B: Dataset;
+  tenantA: { id: string; slug: string };
+  tenantB: { id: string; slug: string };
+  actors: Record<ActorName, { token: string | null; home: 'A' | 'B'; role: 'reader' | 'editor' | 'admin'; superAdmin: boolean; userId: string | null }>;
+}
+
+/** Two tenants with full datasets and users of every role, plus the actors of the matrix. */
+export async function buildIsolationWorld(app: FastifyInstance, db: Executor): Promise<IsolationWorld> {
+  const ta = await createTenant(db);
+  const tb = await createTenant(db);
+  const A = await seedDataset(db, ta.id, ta.slug);
+  const B = await seedDataset(db, tb.id, tb.slug);
+  const reader = await createUser(db, ta.id, { role: 'reader' });
+  const editor = await createUser(db, ta.id, { role: 'editor' });
+  const admin = await createUser(db, ta.id, { role: 'admin' });
+  const adminOfB = await createUser(db, tb.id, { role: 'admin' });
+  const superAdmin = await createUser(db, ta.id, { role: 'admin', superAdmin: true });
+  // Users of every role in B as well, so that lists in B hold more than the actors' tenant.
+  await createUser(db, tb.id, { role: 'reader' });
+  await createUser(db, tb.id, { role: 'editor' });
+  const sign = async (sub: string) => (await app.tokens.sign({ sub, ttlSeconds: 3600 })).token;
+  const imp = await app.tokens.sign({ sub: reader.id, imp: superAdmin.id, tid: ta.id, ttlSeconds: 3600 });
+  return {
+    A,
+    B,
+    tenantA: { id: ta.id, slug: ta.slug },
+    tenantB: { id: tb.id, slug: tb.slug },
+    actors: {
+      signedOut: { token: null, home: 'A', role: 'reader', superAdmin: false, userId: null },
+      reader: { token: await sign(reader.id), home: 'A', role: 'reader', superAdmin: false, userId: reader.id },
+      editor: { token: await sign(editor.id), home: 'A', role: 'editor', superAdmin: false, userId: editor.id },
+      admin: { token: await sign(admin.id), home: 'A', role: 'admin', superAdmin: false, userId: admin.id },
+      adminOfB: { token: await sign(adminOfB.id), home: 'B', role: 'admin', superAdmin: false, userId: adminOfB.id },
+      superAdmin: { token: await sign(superAdmin.id), home: 'A', role: 'admin', superAdmin: true, userId: superAdmin.id },
+      impersonation: { token: imp.token, home: 'A', role: 'reader', superAdmin: false, userId: reader.id },
+    },
+  };
+}
+
+/**
+ * A cheap fingerprint of the whole database: per table its row count and a hash of its rows, so
+ * that any insert, update or delete shows. One query.
+ */
+export async function fingerprinter(db: Executor): Promise<() => Promise<Record<string, string>>> {
+  const rows = (await db.execute(
+    sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`,
+  )) as unknown as { rows: { table_name: string }[] };
+  const names = rows.rows.map((r) => r.table_name);
+  const query = names
+    .map((n) => `select '${n}' as t, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as f from "${n}" x`)
+    .join(' union all ');
+  return async () => {
+    const res = (await db.execute(sql.raw(query))) as unknown as { rows: { t: string; f: string }[] };
+    return Object.fromEntries(res.rows.map((r) => [r.t, r.f]));
+  };
+}

@@ -1,0 +1,50 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { M } from '../../common/messages';
+import { request } from './client';
+
+export interface AuditEntry {
+  id: number;
+  tenant_id: string | null;
+  actor_email: string | null;
+  impersonator_email: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  details: Record<string, unknown> | null;
+  created_at: string;
+}
+
+interface AuditPage {
+  entries: AuditEntry[];
+  next_before: number | null;
+}
+
+const PAGE = 50;
+
+/** The choice of the platform's own rows, which belong to no tenant. */
+export const PLATFORM_LOG = 'platform';
+
+function useAuditPages(path: (before: number | null) => string, key: readonly unknown[], enabled = true) {
+  return useInfiniteQuery({
+    queryKey: key,
+    enabled,
+    initialPageParam: null as number | null,
+    queryFn: ({ pageParam }) => request<AuditPage>(path(pageParam), { fallback: M.failedLoadData }),
+    getNextPageParam: (last) => last.next_before,
+  });
+}
+
+/** The current tenant's audit log, newest first, a page at a time (tenant admins). */
+export function useTenantAudit() {
+  return useAuditPages((before) => `/audit?limit=${PAGE}${before ? `&before=${before}` : ''}`, ['audit', 'tenant']);
+}
+
+/** A tenant's audit log, or the platform's ('platform'), for the super admin panel; nothing until one is chosen. */
+export function useAdminAudit(choice: string | null) {
+  const tenantId = choice && choice !== PLATFORM_LOG ? choice : null;
+  return useAuditPages(
+    (before) => `/admin/audit?limit=${PAGE}${tenantId ? `&tenantId=${tenantId}` : ''}${before ? `&before=${before}` : ''}`,
+    ['audit', 'admin', choice],
+    choice !== null,
+  );
+}
