@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import { request } from './client';
 
@@ -18,9 +18,20 @@ export interface Service {
   created_at: string;
 }
 
+/** The Create Service form as the API takes it (spec section 7). */
+export interface CreateServiceBody {
+  name: string;
+  slug: string;
+  description: string;
+  service_owner: string;
+  subscription_model: string;
+  icon_url: string | null;
+}
+
 export const serviceKeys = {
   all: ['services'] as const,
   list: (includeArchived: boolean) => ['services', 'list', { includeArchived }] as const,
+  full: (id: string) => ['services', 'full', id] as const,
 };
 
 export function useServices(includeArchived: boolean) {
@@ -30,5 +41,44 @@ export function useServices(includeArchived: boolean) {
       request<{ services: Service[] }>(`/services?includeArchived=${includeArchived}`, { fallback: M.failedLoadServices }).then(
         (r) => r.services,
       ),
+  });
+}
+
+/** Refreshes every service list and catalog after a change to a service. */
+function useInvalidateServices() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: serviceKeys.all });
+}
+
+export function useCreateService() {
+  const invalidate = useInvalidateServices();
+  return useMutation({
+    mutationFn: (body: CreateServiceBody) =>
+      request<{ service: Service }>('/services', { method: 'POST', body, fallback: M.failedCreateService }).then((r) => r.service),
+    onSuccess: invalidate,
+  });
+}
+
+export function useArchiveService() {
+  const invalidate = useInvalidateServices();
+  return useMutation({
+    mutationFn: (id: string) => request<unknown>(`/services/${id}/archive`, { method: 'PATCH', fallback: M.failedArchiveService }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUnarchiveService() {
+  const invalidate = useInvalidateServices();
+  return useMutation({
+    mutationFn: (id: string) => request<unknown>(`/services/${id}/unarchive`, { method: 'PATCH', fallback: M.failedUnarchiveService }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useHardDeleteService() {
+  const invalidate = useInvalidateServices();
+  return useMutation({
+    mutationFn: (id: string) => request<void>(`/services/${id}/hard-delete`, { method: 'DELETE', fallback: M.failedHardDeleteService }),
+    onSuccess: invalidate,
   });
 }

@@ -1,0 +1,160 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { M } from '../../common/messages';
+import { ApiError, request } from './client';
+import { serviceKeys, type Service } from './services';
+
+export interface Category {
+  id: string;
+  name: string;
+  position: number;
+}
+
+export interface Aspect {
+  id: string;
+  title: string;
+  description: string;
+  is_public: boolean;
+  category_id: string;
+  position: number;
+  version: number;
+  /** Availability text per quarter, e.g. {"2025-Q1": "Available"}. */
+  availabilities: Record<string, string>;
+}
+
+export interface QuickTemplate {
+  id: string;
+  template_text: string;
+  position: number;
+}
+
+export interface CatalogPermissions {
+  canEdit: boolean;
+  canManageSettings: boolean;
+  canAdmin: boolean;
+  canHardDelete: boolean;
+}
+
+/** GET /services/{id}/full (CONTRACT section 3). */
+export interface FullService {
+  service: Service;
+  categories: Category[];
+  resolved_data: { aspects: Aspect[]; timeline: string[] };
+  roles: { id: string; role_name: string; position: number }[];
+  templates: QuickTemplate[];
+  permissions: CatalogPermissions;
+}
+
+export function useFullService(serviceId: string) {
+  return useQuery({
+    queryKey: serviceKeys.full(serviceId),
+    queryFn: () => request<FullService>(`/services/${serviceId}/full`),
+  });
+}
+
+/** Every catalog write refreshes the catalog it changed (and the service lists, for last_updated). */
+function useCatalogMutation<TVars, TResult>(mutationFn: (vars: TVars) => Promise<TResult>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn,
+    onSettled: () => client.invalidateQueries({ queryKey: serviceKeys.all }),
+  });
+}
+
+export function useCreateCategory(serviceId: string) {
+  return useCatalogMutation((vars: { name: string; position: number }) =>
+    request<{ category: Category }>('/categories', { method: 'POST', body: { serviceId, ...vars }, fallback: M.failedCreateCategory }),
+  );
+}
+
+export function useUpdateCategory(serviceId: string) {
+  return useCatalogMutation((vars: { id: string; name: string }) =>
+    request<{ category: Category }>(`/categories/${vars.id}`, { method: 'PUT', body: { name: vars.name }, fallback: M.failedUpdateCategory }),
+  );
+}
+
+export function useDeleteCategory(serviceId: string) {
+  return useCatalogMutation((id: string) => request<void>(`/categories/${id}`, { method: 'DELETE', fallback: M.failedDeleteCategory }));
+}
+
+export interface AspectBody {
+  categoryId: string;
+  title: string;
+  description: string;
+  isPublic: boolean;
+}
+
+export function useCreateAspect(serviceId: string) {
+  return useCatalogMutation((vars: AspectBody) =>
+    request<{ aspect: Aspect }>('/aspects', { method: 'POST', body: { serviceId, ...vars }, fallback: M.failedCreateAspect }),
+  );
+}
+
+export function useUpdateAspect(serviceId: string) {
+  return useCatalogMutation((vars: { id: string; title: string; description: string; isPublic: boolean; version?: number }) => {
+    const { id, ...body } = vars;
+    return request<{ aspect: Aspect }>(`/aspects/${id}`, { method: 'PUT', body, fallback: M.failedUpdateAspect });
+  });
+}
+
+export function useDeleteAspect(serviceId: string) {
+  return useCatalogMutation((id: string) => request<void>(`/aspects/${id}`, { method: 'DELETE', fallback: M.failedDeleteAspect }));
+}
+
+/**
+ * Reorders the aspects of one category. The new order shows at once (optimistic update of the
+ * cached catalog) and rolls back when the server refuses it.
+ */
+export function useReorderAspects(serviceId: string) {
+  const client = useQueryClient();
+  const key = serviceKeys.full(serviceId);
+  return useMutation({
+    mutationFn: (vars: { categoryId: string; aspectIds: string[] }) =>
+      request<unknown>('/aspects/reorder', { method: 'PATCH', body: vars, fallback: M.failedReorderAspects }),
+    onMutate: async (vars) => {
+      await client.cancelQueries({ queryKey: key });
+      const previous = client.getQueryData<FullService>(key);
+      if (previous) {
+        const rank = new Map(vars.aspectIds.map((id, i) => [id, i]));
+        const aspects = previous.resolved_data.aspects.map((a) => (rank.has(a.id) ? { ...a, position: rank.get(a.id)! } : a));
+        client.setQueryData<FullService>(key, { ...previous, resolved_data: { ...previous.resolved_data, aspects } });
+      }
+      return { previous };
+    },
+    onError: (_err, _vars, context) => {
+      if (context?.previous) client.setQueryData(key, context.previous);
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: serviceKeys.all }),
+  });
+}
+
+export interface AvailabilityBody {
+  aspectId: string;
+  timeBucket: string;
+  value: string;
+  /** The value the edit started from ('' for none); the server answers 409 when it changed meanwhile. */
+  expectedValue?: string | null;
+}
+
+export function useSetAvailability(serviceId: string) {
+  return useCatalogMutation((vars: AvailabilityBody) =>
+    request<unknown>('/availabilities', { method: 'POST', body: vars, fallback: M.failedUpdateAvailability }),
+  );
+}
+
+/** The value someone else stored, from a 409 answer to an availability write; undefined for other errors. */
+export function conflictingValue(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || err.status !== 409) return undefined;
+  const body = err.body as Record<string, unknown> | null;
+  if (!body || !('current' in body)) return undefined;
+  const current = body.current;
+  if (current === null || current === undefined) return '';
+  if (typeof current === 'string') return current;
+  if (typeof current === 'object' && typeof (current as { value?: unknown }).value === 'string') return (current as { value: string }).value;
+  return undefined;
+}
+
+/** One category with the aspects shown under it, in order. */
+export interface CatalogGroup {
+  category: Category;
+  aspects: Aspect[];
+}

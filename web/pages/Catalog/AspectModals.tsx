@@ -1,0 +1,195 @@
+import { Button, Checkbox, Group, Loader, Select, Stack, TextInput } from '@mantine/core';
+import { CatalogModal } from '../../components/CatalogModal';
+import { lazy, Suspense, useState, type Dispatch, type FormEvent, type SetStateAction } from 'react';
+import { M } from '../../../common/messages';
+import { messageOf } from '../../api/client';
+import { useCreateAspect, useDeleteAspect, useUpdateAspect, type Aspect, type Category } from '../../api/catalog';
+import { ErrorBox } from './ErrorBox';
+import { InlineConfirm } from './InlineConfirm';
+
+const RichTextEditor = lazy(() => import('../../components/RichTextEditor'));
+
+const PUBLIC_LABEL = 'Public (visible in public snapshots)';
+
+interface AspectForm {
+  title: string;
+  description: string;
+  isPublic: boolean;
+}
+
+interface FieldsProps {
+  form: AspectForm;
+  setForm: Dispatch<SetStateAction<AspectForm>>;
+  titleError: string | null;
+}
+
+function AspectFields({ form, setForm, titleError }: FieldsProps) {
+  return (
+    <>
+      <TextInput
+        label="Title"
+        required
+        value={form.title}
+        onChange={(e) => {
+          const title = e.currentTarget.value;
+          setForm((f) => ({ ...f, title }));
+        }}
+        error={titleError}
+        data-autofocus
+      />
+      <Suspense fallback={<Loader size="sm" aria-label="Loading editor" />}>
+        <RichTextEditor label="Description" value={form.description} onChange={(description) => setForm((f) => ({ ...f, description }))} />
+      </Suspense>
+      <Checkbox
+        label={PUBLIC_LABEL}
+        checked={form.isPublic}
+        onChange={(e) => {
+          const isPublic = e.currentTarget.checked;
+          setForm((f) => ({ ...f, isPublic }));
+        }}
+      />
+    </>
+  );
+}
+
+interface CreateProps {
+  serviceId: string;
+  categories: Category[];
+  /** Open with this category chosen ('' for none yet); null: closed. */
+  initialCategoryId: string | null;
+  onClose: () => void;
+}
+
+/** Mounted afresh each time the modal opens, so every opening starts from an empty form. */
+function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }: CreateProps) {
+  const [categoryId, setCategoryId] = useState<string | null>(initialCategoryId || null);
+  const [form, setForm] = useState<AspectForm>({ title: '', description: '', isPublic: true });
+  const [errors, setErrors] = useState<{ category?: string; title?: string }>({});
+  const [error, setError] = useState<string | null>(null);
+  const create = useCreateAspect(serviceId);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    const next: typeof errors = {};
+    if (!categoryId) next.category = M.aspectCategoryRequired;
+    if (!form.title.trim()) next.title = M.aspectTitleRequired;
+    setErrors(next);
+    if (!categoryId || next.title) return;
+    try {
+      await create.mutateAsync({ categoryId, title: form.title.trim(), description: form.description, isPublic: form.isPublic });
+      onClose();
+    } catch (err) {
+      setError(messageOf(err, M.failedCreateAspect));
+    }
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="md">
+        <ErrorBox error={error} />
+        <Select
+          label="Category"
+          required
+          placeholder="Choose a category"
+          data={categories.map((c) => ({ value: c.id, label: c.name }))}
+          value={categoryId}
+          onChange={setCategoryId}
+          error={errors.category}
+          allowDeselect={false}
+        />
+        <AspectFields form={form} setForm={setForm} titleError={errors.title ?? null} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={create.isPending}>
+            Create Aspect
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+export function CreateAspectModal(props: CreateProps) {
+  return (
+    <CatalogModal opened={props.initialCategoryId !== null} onClose={props.onClose} title="Create Aspect" size="lg">
+      <CreateAspectForm {...props} />
+    </CatalogModal>
+  );
+}
+
+function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; aspect: Aspect; onClose: () => void }) {
+  const [form, setForm] = useState<AspectForm>({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
+  const [titleError, setTitleError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const update = useUpdateAspect(serviceId);
+  const remove = useDeleteAspect(serviceId);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    if (!form.title.trim()) return setTitleError(M.aspectTitleRequired);
+    setTitleError(null);
+    try {
+      await update.mutateAsync({ id: aspect.id, title: form.title.trim(), description: form.description, isPublic: form.isPublic, version: aspect.version });
+      onClose();
+    } catch (err) {
+      setError(messageOf(err, M.failedUpdateAspect));
+    }
+  };
+
+  const confirmDelete = async () => {
+    setError(null);
+    try {
+      await remove.mutateAsync(aspect.id);
+      onClose();
+    } catch (err) {
+      setConfirming(false);
+      setError(messageOf(err, M.failedDeleteAspect));
+    }
+  };
+
+  if (confirming) {
+    return (
+      <InlineConfirm
+        message={`Delete the aspect "${aspect.title}" and its availabilities?`}
+        confirmLabel="Delete Aspect"
+        busy={remove.isPending}
+        onConfirm={() => void confirmDelete()}
+        onCancel={() => setConfirming(false)}
+      />
+    );
+  }
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="md">
+        <ErrorBox error={error} />
+        <AspectFields form={form} setForm={setForm} titleError={titleError} />
+        <Group justify="space-between">
+          <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>
+            Delete Aspect
+          </Button>
+          <Group gap="sm">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={update.isPending}>
+              Save Changes
+            </Button>
+          </Group>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+export function EditAspectModal({ serviceId, aspect, onClose }: { serviceId: string; aspect: Aspect | null; onClose: () => void }) {
+  return (
+    <CatalogModal opened={aspect !== null} onClose={onClose} title="Edit Aspect" size="lg">
+      {aspect ? <EditAspectForm key={aspect.id} serviceId={serviceId} aspect={aspect} onClose={onClose} /> : null}
+    </CatalogModal>
+  );
+}

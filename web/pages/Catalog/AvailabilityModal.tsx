@@ -1,0 +1,117 @@
+import { Alert, Button, Group, Stack, Text, Textarea } from '@mantine/core';
+import { CatalogModal } from '../../components/CatalogModal';
+import { useState, type FormEvent } from 'react';
+import { M } from '../../../common/messages';
+import { messageOf } from '../../api/client';
+import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
+import { ErrorBox } from './ErrorBox';
+
+export interface AvailabilityTarget {
+  aspect: Aspect;
+  bucket: string;
+}
+
+interface Props {
+  serviceId: string;
+  target: AvailabilityTarget | null;
+  templates: QuickTemplate[];
+  onClose: () => void;
+}
+
+function AvailabilityForm({ serviceId, target, templates, onClose }: Props & { target: AvailabilityTarget }) {
+  const original = target.aspect.availabilities[target.bucket] ?? '';
+  const [value, setValue] = useState(original);
+  // The stored value this edit is based on; a conflict moves it to what someone else saved.
+  const [basis, setBasis] = useState(original);
+  const [conflict, setConflict] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const save = useSetAvailability(serviceId);
+
+  const send = async (expected: string) => {
+    setError(null);
+    try {
+      await save.mutateAsync({ aspectId: target.aspect.id, timeBucket: target.bucket, value, expectedValue: expected || null });
+      onClose();
+    } catch (err) {
+      const current = conflictingValue(err);
+      if (current !== undefined) {
+        setBasis(current);
+        setConflict(current);
+        return;
+      }
+      setError(messageOf(err, M.failedUpdateAvailability));
+    }
+  };
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    void send(basis);
+  };
+
+  const sortedTemplates = [...templates].sort((a, b) => a.position - b.position);
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="md">
+        <Text size="sm">
+          <strong>{target.aspect.title}</strong> in <strong data-testid="availability-bucket">{target.bucket}</strong>
+        </Text>
+        <ErrorBox error={error} />
+        {conflict !== null ? (
+          <Alert color="orange" role="alert">
+            <Stack gap="xs">
+              <Text size="sm">
+                <strong>Changed by someone else.</strong> While you were editing, someone else saved: <strong>{conflict || '-'}</strong>
+              </Text>
+              <Group gap="sm">
+                <Button size="xs" onClick={() => void send(conflict)} loading={save.isPending}>
+                  Overwrite with mine
+                </Button>
+                <Button size="xs" variant="default" onClick={onClose}>
+                  Keep theirs
+                </Button>
+              </Group>
+            </Stack>
+          </Alert>
+        ) : null}
+        <Textarea label="Availability" value={value} onChange={(e) => setValue(e.currentTarget.value)} autosize minRows={3} data-autofocus />
+        <Stack gap={6}>
+          <Text size="sm" fw={500}>
+            Quick templates
+          </Text>
+          {sortedTemplates.length ? (
+            <Group gap="xs">
+              {sortedTemplates.map((t) => (
+                <Button key={t.id} size="xs" variant="default" onClick={() => setValue(t.template_text)}>
+                  {t.template_text}
+                </Button>
+              ))}
+            </Group>
+          ) : (
+            <Text size="sm" c="dimmed">
+              No quick templates defined. Add them in Service Settings.
+            </Text>
+          )}
+        </Stack>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={save.isPending} disabled={conflict !== null}>
+            Save
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+/** Edit Availability: the quarter, a textarea and the service's quick templates. */
+export function AvailabilityModal(props: Props) {
+  const { target, onClose } = props;
+  return (
+    <CatalogModal opened={target !== null} onClose={onClose} title="Edit Availability">
+      {target ? <AvailabilityForm key={`${target.aspect.id}-${target.bucket}`} {...props} target={target} /> : null}
+    </CatalogModal>
+  );
+}

@@ -1,0 +1,176 @@
+import { Alert, Button, Group, Loader, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { M } from '../../../common/messages';
+import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
+import { currentBucket } from '../../../common/quarters';
+import { messageOf } from '../../api/client';
+import { useFullService, useReorderAspects, type Aspect, type Category } from '../../api/catalog';
+import { AppLayout } from '../../components/AppLayout';
+import { CatalogCurrentTable } from '../../components/CatalogCurrentTable';
+import { PageHeader } from '../../components/PageHeader';
+import { RoadmapTable, type RoadmapTableHandlers } from '../../components/RoadmapTable';
+import { useSession } from '../../session/SessionProvider';
+import { CreateAspectModal, EditAspectModal } from './AspectModals';
+import { AvailabilityModal, type AvailabilityTarget } from './AvailabilityModal';
+import { CreateCategoryModal, EditCategoryModal } from './CategoryModals';
+import { filterCatalog, groupCatalog } from './catalogGroups';
+
+type Mode = 'roadmap' | 'current';
+
+function CatalogFooter() {
+  const { tenant } = useSession();
+  return tenant ? (
+    <Text size="sm" c="dimmed" data-testid="footer-tenant">
+      Current Tenant: {tenant.name} ({tenant.slug})
+    </Text>
+  ) : null;
+}
+
+const backButton = (
+  <Button component={Link} to="/" variant="default" size="xs" mt={6}>
+    ← Back
+  </Button>
+);
+
+export function CatalogPage() {
+  const { serviceId = '' } = useParams();
+  const full = useFullService(serviceId);
+  const reorder = useReorderAspects(serviceId);
+
+  const [mode, setMode] = useState<Mode>('roadmap');
+  const [searchInput, setSearchInput] = useState('');
+  const [search] = useDebouncedValue(searchInput, SEARCH_DEBOUNCE_MS);
+  const [pageError, setPageError] = useState<string | null>(null);
+  const [creatingCategory, setCreatingCategory] = useState(false);
+  const [newAspectCategory, setNewAspectCategory] = useState<string | null>(null);
+  const [editingCategory, setEditingCategory] = useState<Category | null>(null);
+  const [editingAspect, setEditingAspect] = useState<Aspect | null>(null);
+  const [availability, setAvailability] = useState<AvailabilityTarget | null>(null);
+
+  // A catalog that fails to load is only logged (spec section 8); the page says the service is not found.
+  useEffect(() => {
+    if (full.isError) console.error('Failed to load the catalog', full.error);
+  }, [full.isError, full.error]);
+
+  const data = full.data;
+  const catalog = useMemo(() => (data ? groupCatalog(data.categories, data.resolved_data.aspects) : null), [data]);
+  const groups = useMemo(() => (catalog ? filterCatalog(catalog, search) : []), [catalog, search]);
+  const timeline = data?.resolved_data.timeline ?? data?.service.timeline ?? [];
+  const archived = Boolean(data?.service.archived);
+  const canEdit = Boolean(data?.permissions.canEdit) && !archived;
+  const canOpenSettings = Boolean(data?.permissions.canManageSettings ?? data?.permissions.canEdit);
+
+  const onReorder = useCallback(
+    (categoryId: string, aspectIds: string[]) => {
+      setPageError(null);
+      reorder.mutate({ categoryId, aspectIds }, { onError: (err) => setPageError(messageOf(err, M.failedReorderAspects)) });
+    },
+    [reorder.mutate],
+  );
+
+  const handlers: RoadmapTableHandlers = useMemo(
+    () => ({
+      onEditAspect: setEditingAspect,
+      onEditAvailability: (aspect, bucket) => setAvailability({ aspect, bucket }),
+      onEditCategory: setEditingCategory,
+      onAddAspect: (categoryId) => setNewAspectCategory(categoryId),
+      onReorder,
+    }),
+    [onReorder],
+  );
+
+  if (full.isLoading || full.isError || !data) {
+    const notFound = full.isError || (!full.isLoading && !data);
+    return (
+      <AppLayout header={<PageHeader title="Catalog" leading={backButton} />} footer={<CatalogFooter />}>
+        {notFound ? (
+          <Text size="lg" role="status">
+            {M.serviceNotFound}
+          </Text>
+        ) : (
+          <Group gap="xs" role="status">
+            <Loader size="sm" />
+            <Text>Loading...</Text>
+          </Group>
+        )}
+      </AppLayout>
+    );
+  }
+
+  const { service } = data;
+  const searching = search.trim() !== '';
+  const orderedCategories = catalog ? catalog.groups.map((g) => g.category) : [];
+  const nextPosition = orderedCategories.reduce((max, c) => Math.max(max, c.position + 1), 0);
+  const emptyText = canEdit ? 'No categories yet. Add one with + Category.' : 'No categories yet.';
+
+  return (
+    <AppLayout
+      header={<PageHeader title={service.name} icon={service.icon_url} description={service.description} leading={backButton} />}
+      footer={<CatalogFooter />}
+    >
+      <Stack gap="md">
+        {archived ? (
+          <Alert color="yellow" role="status" data-testid="archived-banner">
+            {M.serviceArchivedBanner}
+          </Alert>
+        ) : null}
+        {pageError ? (
+          <Alert color="red" role="alert" withCloseButton closeButtonLabel="Dismiss" onClose={() => setPageError(null)}>
+            {pageError}
+          </Alert>
+        ) : null}
+        <Group justify="space-between" wrap="wrap" gap="md">
+          <Group gap="md" wrap="wrap">
+            <SegmentedControl
+              aria-label="View mode"
+              value={mode}
+              onChange={(v) => setMode(v as Mode)}
+              data={[
+                { value: 'roadmap', label: 'Roadmap' },
+                { value: 'current', label: 'Current' },
+              ]}
+            />
+            <TextInput aria-label="Search aspects" placeholder="Search aspects..." value={searchInput} onChange={(e) => setSearchInput(e.currentTarget.value)} w={300} />
+          </Group>
+          {mode === 'roadmap' ? (
+            <Group gap="sm">
+              {canEdit ? (
+                <>
+                  <Button variant="default" onClick={() => setCreatingCategory(true)}>
+                    + Category
+                  </Button>
+                  <Button variant="default" onClick={() => setNewAspectCategory('')} disabled={data.categories.length === 0}>
+                    + Aspect
+                  </Button>
+                </>
+              ) : null}
+              {canOpenSettings ? (
+                <Button component={Link} to={`/catalog/${service.id}/settings`} variant="default">
+                  Settings
+                </Button>
+              ) : null}
+            </Group>
+          ) : null}
+        </Group>
+
+        {mode === 'roadmap' ? (
+          <RoadmapTable groups={groups} timeline={timeline} editable={canEdit} searching={searching} handlers={handlers} emptyText={emptyText} />
+        ) : (
+          <CatalogCurrentTable groups={groups} bucket={currentBucket(timeline)} searching={searching} emptyText={emptyText} />
+        )}
+      </Stack>
+
+      {canEdit ? (
+        <>
+          <CreateCategoryModal serviceId={service.id} opened={creatingCategory} position={nextPosition} onClose={() => setCreatingCategory(false)} />
+          <CreateAspectModal serviceId={service.id} categories={orderedCategories} initialCategoryId={newAspectCategory} onClose={() => setNewAspectCategory(null)} />
+          <EditCategoryModal serviceId={service.id} category={editingCategory} onClose={() => setEditingCategory(null)} />
+          <EditAspectModal serviceId={service.id} aspect={editingAspect} onClose={() => setEditingAspect(null)} />
+          <AvailabilityModal serviceId={service.id} target={availability} templates={data.templates} onClose={() => setAvailability(null)} />
+        </>
+      ) : null}
+    </AppLayout>
+  );
+}

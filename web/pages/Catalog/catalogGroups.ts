@@ -1,0 +1,46 @@
+import { htmlToText } from '../../../common/richText';
+import type { Aspect, CatalogGroup, Category } from '../../api/catalog';
+
+export interface SearchableCatalog {
+  groups: CatalogGroup[];
+  /** Lowercased search text of each aspect (title and plain description), computed once per load. */
+  text: Map<string, string>;
+}
+
+const byPosition = <T extends { position: number }>(a: T, b: T) => a.position - b.position;
+
+/** Categories in order, each with its aspects in order. */
+export function groupCatalog(categories: Category[], aspects: Aspect[]): SearchableCatalog {
+  const byCategory = new Map<string, Aspect[]>();
+  const text = new Map<string, string>();
+  for (const aspect of aspects) {
+    const list = byCategory.get(aspect.category_id) ?? [];
+    list.push(aspect);
+    byCategory.set(aspect.category_id, list);
+    text.set(aspect.id, `${aspect.title}\n${htmlToText(aspect.description)}`.toLowerCase());
+  }
+  const groups = [...categories].sort(byPosition).map((category) => ({
+    category,
+    aspects: (byCategory.get(category.id) ?? []).sort(byPosition),
+  }));
+  return { groups, text };
+}
+
+/**
+ * Search: a category whose name matches keeps all its aspects; otherwise only the aspects whose
+ * title or description match remain, and a category left without any is hidden.
+ */
+export function filterCatalog(catalog: SearchableCatalog, query: string): CatalogGroup[] {
+  const q = query.trim().toLowerCase();
+  if (!q) return catalog.groups;
+  const out: CatalogGroup[] = [];
+  for (const group of catalog.groups) {
+    if (group.category.name.toLowerCase().includes(q)) {
+      out.push(group);
+      continue;
+    }
+    const aspects = group.aspects.filter((a) => catalog.text.get(a.id)?.includes(q));
+    if (aspects.length) out.push({ category: group.category, aspects });
+  }
+  return out;
+}
