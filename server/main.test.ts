@@ -20,7 +20,7 @@ function start(extraEnv: Record<string, string> = {}) {
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const ready = async (marker = 'Service Catalog is running') => {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 150_000;
     while (!out.includes(marker)) {
       if (Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
       if (child.exitCode !== null) throw new Error(`server exited:\n${out}`);
@@ -67,7 +67,7 @@ describe('server process', () => {
     a.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);
     expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
-  }, 120_000);
+  }, 240_000);
 
   it('restarts on the existing database without creating anything again, and the password still works', async () => {
     const a = start();
@@ -85,7 +85,7 @@ describe('server process', () => {
     expect(a.output()).not.toContain((await login.json()).token);
     a.child.kill('SIGINT');
     expect(await a.exited).toBe(0);
-  }, 120_000);
+  }, 240_000);
 
   it('refuses a bad configuration with a readable list', async () => {
     const c = start({ PORT: 'not-a-port', API_RATE_LIMIT: '-5' });

@@ -14,9 +14,9 @@ export const theme = createTheme({
   },
 });
 
-/** Dimmed and placeholder text dark enough for AA contrast on white and light-gray backgrounds. */
+/** Dimmed, placeholder and error text dark enough for AA contrast on white and light-gray backgrounds. */
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
-  light: { '--mantine-color-dimmed': '#555d66', '--mantine-color-placeholder': '#6b7280' },
+  light: { '--mantine-color-dimmed': '#555d66', '--mantine-color-placeholder': '#6b7280', '--mantine-color-error': '#c92a2a' },
   dark: {},
 });

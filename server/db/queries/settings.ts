@@ -251,13 +251,12 @@ export async function findSnapshot(db: Executor, tenantId: string, id: string): 
 /** Every content row of one service, ordered as the catalog shows it (export, snapshot, CSV). */
 export async function loadServiceContent(db: Executor, tenantId: string, serviceId: string) {
   const scoped = <T extends { tenantId: any; serviceId: any }>(t: T) => and(eq(t.tenantId, tenantId), eq(t.serviceId, serviceId));
-  const [cats, asps, avails, roles, templates] = await Promise.all([
-    db.select().from(categories).where(scoped(categories)).orderBy(asc(categories.position), asc(categories.name), asc(categories.id)),
-    db.select().from(aspects).where(scoped(aspects)).orderBy(asc(aspects.position), asc(aspects.title), asc(aspects.id)),
-    db.select().from(availabilities).where(scoped(availabilities)).orderBy(asc(availabilities.aspectId), asc(availabilities.timeBucket)),
-    listActorRoles(db, tenantId, serviceId),
-    listQuickTemplates(db, tenantId, serviceId),
-  ]);
+  // One after another: inside a transaction they share one connection.
+  const cats = await db.select().from(categories).where(scoped(categories)).orderBy(asc(categories.position), asc(categories.name), asc(categories.id));
+  const asps = await db.select().from(aspects).where(scoped(aspects)).orderBy(asc(aspects.position), asc(aspects.title), asc(aspects.id));
+  const avails = await db.select().from(availabilities).where(scoped(availabilities)).orderBy(asc(availabilities.aspectId), asc(availabilities.timeBucket));
+  const roles = await listActorRoles(db, tenantId, serviceId);
+  const templates = await listQuickTemplates(db, tenantId, serviceId);
   return { categories: cats, aspects: asps, availabilities: avails, roles, templates };
 }
 export type ServiceContent = Awaited<ReturnType<typeof loadServiceContent>>;

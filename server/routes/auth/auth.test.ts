@@ -109,7 +109,7 @@ describe('address limit', () => {
     } finally {
       await limited.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('GET /api/auth/me and POST /api/auth/logout', () => {
