@@ -13,6 +13,7 @@ export interface TokenClaims {
 }
 
 const ISSUER = 'service-catalog';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AUDIENCE = 'service-catalog-api';
 
 export class TokenService {
@@ -49,6 +50,10 @@ export class TokenService {
         audience: AUDIENCE,
       });
       if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return null;
+      // Ids are uuids; anything else is not a token this server issued.
+      if (!UUID.test(payload.sub)) return null;
+      if (payload.imp !== undefined && (typeof payload.imp !== 'string' || !UUID.test(payload.imp))) return null;
+      if (payload.tid !== undefined && (typeof payload.tid !== 'string' || !UUID.test(payload.tid))) return null;
       return {
         sub: payload.sub,
         jti: payload.jti,

@@ -1,11 +1,12 @@
 /**
  * The embedded database's thread: PGlite runs here, off the server's event loop, and speaks the
  * PostgreSQL wire protocol on a private Unix socket, so the server reaches it with node-postgres
- * exactly as it reaches a PostgreSQL server. One client connection is served at a time.
+ * exactly as it reaches a PostgreSQL server.
  */
 import { createServer, type Socket } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { EMBEDDED_SETTINGS, settingsParams } from './settings';
 
 interface StartData {
   dataDir?: string;
@@ -20,28 +21,14 @@ const { dataDir, socketPath } = workerData as StartData;
 const port = parentPort!;
 
 async function main() {
-  const db = await PGlite.create(dataDir ? { dataDir } : {});
-  let queue: Promise<void> = Promise.resolve();
-  const active = new Set<Socket>();
+  const startParams = [...PGlite.defaultStartParams, ...settingsParams(EMBEDDED_SETTINGS)];
+  const db = await PGlite.create(dataDir ? { dataDir, startParams } : { startParams });
+  const scheduler = new Scheduler(db);
 
   const server = createServer((socket) => {
-    active.add(socket);
     socket.setNoDelay(true);
     let buffer = Buffer.alloc(0);
-
-    const run = (message: Uint8Array) => {
-      // Messages run one after another; a client's replies stream straight back to its socket.
-      queue = queue.then(() =>
-        db.execProtocolRawStream(message, {
-          onRawData: (data) => {
-            if (!socket.destroyed) socket.write(Buffer.from(data));
-          },
-        }),
-      ).catch((err) => {
-        port.postMessage({ type: 'log', message: `embedded database error: ${(err as Error).message}` });
-        socket.destroy();
-      });
-    };
+    const run = (message: Uint8Array) => scheduler.enqueue(socket, message);
 
     socket.on('data', (chunk) => {
       buffer = Buffer.concat([buffer, chunk]);
@@ -72,18 +59,9 @@ async function main() {
         buffer = buffer.subarray(len);
       }
     });
-
-    const closed = () => {
-      if (!active.delete(socket)) return;
-      // A client that goes away inside a transaction must not leave it open for the next one.
-      queue = queue.then(async () => {
-        if (db.isInTransaction()) await db.exec('ROLLBACK');
-      }).catch(() => {});
-    };
-    socket.on('close', closed);
-    socket.on('error', closed);
+    socket.on('close', () => scheduler.closed(socket));
+    socket.on('error', () => scheduler.closed(socket));
   });
-  server.maxConnections = 1;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -93,12 +71,87 @@ async function main() {
 
   port.on('message', async (msg: { type: string }) => {
     if (msg.type !== 'stop') return;
-    for (const s of active) s.destroy();
+    scheduler.destroyAll();
     server.close();
-    await queue.catch(() => {});
+    await scheduler.idle();
     await db.close();
     port.postMessage({ type: 'stopped' });
   });
+}
+
+interface Pending {
+  socket: Socket;
+  /** A wire-protocol message, or null: roll back what this closed connection left open. */
+  message: Uint8Array | null;
+}
+
+/**
+ * PGlite has one session. Messages run one at a time in arrival order; while a connection has a
+ * transaction open, only that connection's messages run, so another connection (a pool replacing
+ * a broken one, say) never lands inside it. A connection that closes inside its transaction has it
+ * rolled back before anyone else goes on.
+ */
+class Scheduler {
+  private readonly pending: Pending[] = [];
+  private readonly sockets = new Set<Socket>();
+  private owner: Socket | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly db: PGlite) {}
+
+  enqueue(socket: Socket, message: Uint8Array) {
+    this.sockets.add(socket);
+    this.pending.push({ socket, message });
+    this.pump();
+  }
+
+  closed(socket: Socket) {
+    if (!this.sockets.delete(socket)) return;
+    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i].socket === socket) this.pending.splice(i, 1);
+    if (this.owner === socket) this.pending.unshift({ socket, message: null });
+    this.pump();
+  }
+
+  destroyAll() {
+    for (const s of this.sockets) s.destroy();
+  }
+
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private pump() {
+    this.running ??= this.drain().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async drain() {
+    for (;;) {
+      const index = this.owner ? this.pending.findIndex((p) => p.socket === this.owner) : 0;
+      if (index < 0 || this.pending.length === 0) return;
+      const [item] = this.pending.splice(index, 1);
+      try {
+        if (item.message === null) {
+          if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
+        } else {
+          await this.db.execProtocolRawStream(item.message, {
+            onRawData: (data) => {
+              if (!item.socket.destroyed) item.socket.write(Buffer.from(data));
+            },
+          });
+        }
+      } catch (err) {
+        port.postMessage({ type: 'log', message: `embedded database error: ${(err as Error).message}` });
+        item.socket.destroy();
+      }
+      this.owner = item.message !== null && this.db.isInTransaction() && !item.socket.destroyed ? item.socket : null;
+      if (this.owner === null && item.message !== null && this.db.isInTransaction()) {
+        // The connection went away inside its transaction: undo it before anyone else runs.
+        await this.db.exec('ROLLBACK').catch(() => {});
+      }
+    }
+  }
 }
 
 main().catch((err) => {
