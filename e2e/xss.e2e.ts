@@ -1,0 +1,186 @@
+import type { Page } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { ADMIN, apiAs, expect, loginThroughPage, test } from './fixtures';
+import { gzipSync } from 'node:zlib';
+import { XSS_CORPUS } from '../server/test/security/xssCorpus';
+
+/**
+ * Suite 5 in a real browser: the hostile corpus is written through the API into a service's
+ * description, aspect titles and descriptions and availability texts, then every screen that shows
+ * them is opened in Chromium with a detector for executed script: window.__xss (every payload
+ * pushes to it when it runs), dialogs (alert, confirm, prompt) and requests to /xss/.
+ */
+interface Detector {
+  executions: () => Promise<number>;
+  dialogs: string[];
+  requests: string[];
+}
+
+async function armDetector(page: Page): Promise<Detector> {
+  const dialogs: string[] = [];
+  const requests: string[] = [];
+  await page.addInitScript(() => {
+    const w = window as unknown as { __xss: unknown[] };
+    w.__xss = [];
+    for (const name of ['alert', 'confirm', 'prompt'] as const) {
+      const original = window[name].bind(window);
+      (window as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        w.__xss.push(`${name}:${String(args[0])}`);
+        return (original as (...a: unknown[]) => unknown)(...args);
+      };
+    }
+  });
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  page.on('request', (req) => {
+    const url = req.url();
+    if (/\/xss\/|evil\.example|^javascript:|^data:text\/html/i.test(url)) requests.push(url);
+  });
+  page.on('popup', (popup) => requests.push(`popup ${popup.url()}`));
+  return {
+    executions: () => page.evaluate(() => (window as unknown as { __xss: unknown[] }).__xss.length),
+    dialogs,
+    requests,
+  };
+}
+
+/**
+ * axe-core on a screen full of hostile content. The corpus is malformed on purpose, and what the
+ * sanitiser keeps of it is content an author wrote: a list item without its list (listitem) and a
+ * link whose image was removed (link-name). Those two rules judge that content; every other rule
+ * judges the screen.
+ */
+async function expectScreenAccessible(page: Page, context: string, include?: string) {
+  const builder = new AxeBuilder({ page }).disableRules(['listitem', 'link-name']);
+  const results = await (include ? builder.include(include) : builder).analyze();
+  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  expect(summary, `axe violations ${context}`).toEqual([]);
+}
+
+async function expectNothingRan(page: Page, detector: Detector, where: string) {
+  // Give delayed handlers (load, error, animation, toggle) time to fire.
+  await page.waitForTimeout(750);
+  expect(await detector.executions(), `${where}: window.__xss`).toBe(0);
+  expect(detector.dialogs, `${where}: dialogs`).toEqual([]);
+  expect(detector.requests, `${where}: requests`).toEqual([]);
+}
+
+test('hostile rich text written through the API never runs in the catalog, its editor or the dashboard', async ({ page, request }) => {
+  test.setTimeout(300_000);
+  const { send } = await apiAs(request, ADMIN.email, ADMIN.password);
+  const stamp = Date.now().toString(36);
+  const name = `XSS ${stamp}`;
+  const { service } = await send('POST', '/services', { name, slug: `xss-${stamp}`, description: XSS_CORPUS.join('\n') });
+  const { category } = await send('POST', '/categories', { serviceId: service.id, name: 'Hostile <img src=x onerror=window.__xss.push(1)>' });
+  const everything = await send('POST', '/aspects', {
+    serviceId: service.id,
+    categoryId: category.id,
+    title: 'All payloads',
+    description: XSS_CORPUS.join('\n'),
+  });
+  const seed = async (payload: string, i: number) => {
+    const { aspect } = await send('POST', '/aspects', {
+      serviceId: service.id,
+      categoryId: category.id,
+      title: `${i} ${payload}`.slice(0, 200),
+      description: payload,
+      isPublic: i % 3 !== 0,
+    });
+    await send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: service.timeline[i % service.timeline.length], value: payload });
+  };
+  for (let i = 0; i < XSS_CORPUS.length; i += 8) {
+    await Promise.all(XSS_CORPUS.slice(i, i + 8).map((payload, j) => seed(payload, i + j)));
+  }
+
+  const detector = await armDetector(page);
+  await loginThroughPage(page, ADMIN.email, ADMIN.password);
+  await expect(page.getByText(name, { exact: true }).first()).toBeVisible({ timeout: 20_000 });
+  await expectNothingRan(page, detector, 'dashboard');
+
+  await page.goto(`/catalog/${service.id}`);
+  await expect(page.getByRole('button', { name: 'All payloads', exact: true })).toBeVisible({ timeout: 20_000 });
+  await expect(page.locator('.roadmap-description-cell')).toHaveCount(XSS_CORPUS.length + 1);
+  // Hover, scroll and tab through everything the payloads could hang a handler on.
+  const cells = await page.locator('.roadmap-description-cell').all();
+  for (let i = 0; i < cells.length; i += 4) {
+    await cells[i].scrollIntoViewIfNeeded();
+    await cells[i].hover({ force: true });
+  }
+  for (let i = 0; i < 30; i++) await page.keyboard.press('Tab');
+  await expectNothingRan(page, detector, 'catalog');
+  await expectScreenAccessible(page, 'catalog with hostile content');
+
+  // The rich-text editor loads the stored description of the aspect holding every payload.
+  await page.getByRole('button', { name: 'All payloads', exact: true }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.locator('.ProseMirror, [contenteditable="true"]').first()).toBeVisible();
+  await dialog.locator('.ProseMirror, [contenteditable="true"]').first().click();
+  await page.keyboard.press('End');
+  await expectNothingRan(page, detector, 'aspect editor');
+  await expectScreenAccessible(page, 'aspect editor with hostile content', '[role="dialog"]');
+  // Pasting the raw corpus as HTML into the editor, then saving and reloading, runs nothing either.
+  await dialog.locator('.ProseMirror, [contenteditable="true"]').first().evaluate((el, html) => {
+    const data = new DataTransfer();
+    data.setData('text/html', html);
+    data.setData('text/plain', html);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, XSS_CORPUS.join('\n'));
+  await expectNothingRan(page, detector, 'aspect editor after pasting the corpus');
+  await dialog.getByRole('button', { name: 'Save Changes' }).click();
+  await expect(dialog).toBeHidden();
+  await page.reload();
+  await expect(page.getByRole('button', { name: 'All payloads', exact: true })).toBeVisible({ timeout: 20_000 });
+  await expectNothingRan(page, detector, 'catalog after saving pasted content');
+
+  await page.goto('/');
+  await expectNothingRan(page, detector, 'dashboard after the catalog');
+  const executions = (await detector.executions()) + detector.dialogs.length + detector.requests.length;
+  console.log(`[figure] stored-xss-browser: ${executions} executions of ${XSS_CORPUS.length} payloads (service description, category name, aspect titles and descriptions, availability texts) on the dashboard, the catalog and the aspect editor`);
+  expect(everything.aspect.description).not.toMatch(/<script/i);
+});
+
+test('a hostile .catalog file imported through the API never runs in the catalog', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const { session } = await apiAs(request, ADMIN.email, ADMIN.password);
+  const stamp = Date.now().toString(36);
+  const aspects = XSS_CORPUS.map((payload, i) => ({
+    id: `a${i}`,
+    category_id: `c${i % 3}`,
+    title: `${i} ${payload}`.slice(0, 200),
+    description: payload,
+    is_public: true,
+    position: i,
+  }));
+  const timeline = ['2030-Q1', '2030-Q2', '2030-Q3', '2030-Q4'];
+  const doc = {
+    format: 'service-catalog',
+    version: 1,
+    service: { name: `XSS import ${stamp}`, slug: `xss-import-${stamp}`, description: XSS_CORPUS.join('\n'), service_owner: XSS_CORPUS[0], subscription_model: XSS_CORPUS[1], icon_url: null, timeline },
+    categories: [0, 1, 2].map((i) => ({ id: `c${i}`, name: XSS_CORPUS[i + 20].slice(0, 200), position: i })),
+    aspects,
+    availabilities: aspects.map((a, i) => ({ aspect_id: a.id, time_bucket: timeline[i % timeline.length], value: XSS_CORPUS[i] })),
+    roles: XSS_CORPUS.slice(0, 5).map((p, i) => ({ role_name: p.slice(0, 200), position: i })),
+    templates: XSS_CORPUS.slice(5, 10).map((p, i) => ({ template_text: p.slice(0, 200), position: i })),
+  };
+  const res = await request.post('/api/services/import', {
+    headers: { authorization: `Bearer ${session.token}` },
+    multipart: { file: { name: 'hostile.catalog', mimeType: 'application/octet-stream', buffer: gzipSync(Buffer.from(JSON.stringify(doc))) } },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const { service } = await res.json();
+
+  const detector = await armDetector(page);
+  await loginThroughPage(page, ADMIN.email, ADMIN.password);
+  await expect(page.getByText(`XSS import ${stamp}`, { exact: true }).first()).toBeVisible({ timeout: 20_000 });
+  await page.goto(`/catalog/${service.id}`);
+  await expect(page.locator('.roadmap-description-cell')).toHaveCount(XSS_CORPUS.length, { timeout: 20_000 });
+  const cells = await page.locator('.roadmap-description-cell').all();
+  for (let i = 0; i < cells.length; i += 8) {
+    await cells[i].scrollIntoViewIfNeeded();
+    await cells[i].hover({ force: true });
+  }
+  await expectNothingRan(page, detector, 'catalog of an imported file');
+});
