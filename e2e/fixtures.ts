@@ -14,6 +14,8 @@ export async function loginThroughPage(page: Page, email: string, password: stri
 
 /** Fails the test on any axe-core violation of the current screen. */
 export async function expectAccessible(page: Page, context = '') {
+  // Check the settled screen, not a modal halfway through its opening transition.
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
   const results = await new AxeBuilder({ page }).analyze();
   const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
   expect(summary, `axe violations ${context}`).toEqual([]);

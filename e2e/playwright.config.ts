@@ -19,6 +19,7 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     viewport: { width: 1280, height: 860 },
+    reducedMotion: 'reduce',
     launchOptions: {
       executablePath: process.env.CHROME_PATH || undefined,
       args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-gpu', '--no-first-run'],

@@ -5,6 +5,8 @@ export const theme = createTheme({
   // Shade 8 keeps white button text above the WCAG AA contrast ratio.
   primaryShade: { light: 8, dark: 6 },
   defaultRadius: 'md',
+  // Transitions are skipped for people who ask their system for reduced motion.
+  respectReducedMotion: true,
   fontFamily: 'Inter, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   headings: { fontWeight: '650' },
   components: {

@@ -2,7 +2,7 @@ import { M } from '../../common/messages';
 import { idSchema } from '../../common/schemas/catalog';
 import type { Role } from '../../common/roles';
 import type { Executor } from '../db';
-import { findService, findServiceRole, lockService, updateService, type ServiceRow } from '../db/queries/services';
+import { findServiceWithRole, lockService, updateService, type ServiceRow } from '../db/queries/services';
 import { conflict, notFound } from '../errors';
 import type { Actor } from '../plugins/context';
 import { authorize, type Capability } from '../policies';
@@ -32,9 +32,9 @@ export async function authorizeService(
   capability: Capability,
   notFoundMessage: string = M.serviceNotFound,
 ): Promise<ServiceAccess> {
-  const service = await findService(db, tenantId, serviceId);
-  if (!service) throw notFound(notFoundMessage);
-  const serviceRole = await findServiceRole(db, tenantId, serviceId, actor.user.id);
+  const found = await findServiceWithRole(db, tenantId, serviceId, actor.user.id);
+  if (!found) throw notFound(notFoundMessage);
+  const { service, serviceRole } = found;
   authorize(actor, capability, { tenantId, recordTenantId: service.tenantId, serviceRole });
   return { service, serviceRole };
 }

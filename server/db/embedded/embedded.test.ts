@@ -12,7 +12,7 @@ afterAll(() => database.close());
 describe('embedded database', () => {
   it('answers the next query right after a failed one', async () => {
     await expect(database.db.execute(sql`select * from no_such_table`)).rejects.toThrow();
-    const rows = await database.db.execute(sql`select 1 as one`);
+    const rows = (await database.db.execute(sql`select 1 as one`)) as unknown as { rows: unknown[] };
     expect(rows.rows[0]).toEqual({ one: 1 });
   });
 
@@ -23,7 +23,7 @@ describe('embedded database', () => {
         await tx.execute(sql`select * from no_such_table`);
       }),
     ).rejects.toThrow();
-    const res = await database.db.execute(sql`select to_regclass('t_rollback') as t`);
+    const res = (await database.db.execute(sql`select to_regclass('t_rollback') as t`)) as unknown as { rows: unknown[] };
     expect(res.rows[0]).toEqual({ t: null });
   });
 
@@ -39,7 +39,7 @@ describe('embedded database', () => {
           : database.db.execute(sql`select count(*) from t_counter`),
       ),
     );
-    const res = await database.db.execute(sql`select count(*)::int as n from t_counter`);
+    const res = (await database.db.execute(sql`select count(*)::int as n from t_counter`)) as unknown as { rows: unknown[] };
     expect(res.rows[0]).toEqual({ n: 40 });
   });
 });

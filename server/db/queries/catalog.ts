@@ -230,17 +230,56 @@ export async function listQuickTemplates(db: Executor, tenantId: string, service
     .orderBy(asc(quickTemplates.position), asc(quickTemplates.id));
 }
 
+/** The catalog screen's lists of one service as JSON text, each already in its response shape. */
+export interface ServiceContentJson {
+  categories: string;
+  aspects: string;
+  roles: string;
+  templates: string;
+}
+
 /**
- * Everything the catalog screen shows of one service, in a fixed number of statements whatever
- * its size: categories, aspects, availabilities, actor roles and quick templates.
+ * Everything the catalog screen shows of one service, built by the database as JSON in one
+ * statement whatever its size: categories, aspects in display order with their availability texts
+ * over the timeline (texts outside it are kept but not shown), actor roles and quick templates.
+ * The field names are those of the presenters in server/presenters/catalog.ts.
  */
-export async function loadServiceContent(db: Executor, tenantId: string, serviceId: string, opts: { includePrivate: boolean }) {
-  const [categoryRows, aspectRows, availabilityRows, roleRows, templateRows] = await Promise.all([
-    listCategories(db, tenantId, serviceId),
-    listAspects(db, tenantId, serviceId, { includePrivate: opts.includePrivate }),
-    availabilitiesOfService(db, tenantId, serviceId, opts),
-    listActorRoles(db, tenantId, serviceId),
-    listQuickTemplates(db, tenantId, serviceId),
-  ]);
-  return { categoryRows, aspectRows, availabilityRows, roleRows, templateRows };
+export async function loadServiceContentJson(
+  db: Executor,
+  tenantId: string,
+  serviceId: string,
+  opts: { includePrivate: boolean; timeline: string[] },
+): Promise<ServiceContentJson> {
+  const quarters = JSON.stringify(opts.timeline);
+  const rows = await db.execute<{ categories: string; aspects: string; roles: string; templates: string }>(sql`
+    select
+      (select coalesce(json_agg(json_build_object(
+          'id', ${categories.id}, 'name', ${categories.name}, 'position', ${categories.position},
+          'serviceId', ${categories.serviceId}, 'service_id', ${categories.serviceId})
+        order by ${categories.position}, ${categories.createdAt}, ${categories.id}), '[]')::text
+       from ${categories}
+       where ${categories.tenantId} = ${tenantId} and ${categories.serviceId} = ${serviceId}) as categories,
+      (select coalesce(json_agg(json_build_object(
+          'id', ${aspects.id}, 'title', ${aspects.title}, 'description', ${aspects.description},
+          'is_public', ${aspects.isPublic}, 'category_id', ${aspects.categoryId}, 'service_id', ${aspects.serviceId},
+          'position', ${aspects.position}, 'version', ${aspects.version},
+          'availabilities', coalesce((
+            select json_object_agg(${availabilities.timeBucket}, ${availabilities.value} order by ${availabilities.timeBucket})
+            from ${availabilities}
+            where ${availabilities.tenantId} = ${tenantId} and ${availabilities.aspectId} = ${aspects.id}
+              and ${availabilities.timeBucket} in (select json_array_elements_text(${quarters}::json))), '{}'))
+        order by ${categories.position}, ${categories.createdAt}, ${categories.id}, ${aspects.position}, ${aspects.createdAt}, ${aspects.id}), '[]')::text
+       from ${aspects} inner join ${categories} on ${categories.id} = ${aspects.categoryId}
+       where ${aspects.tenantId} = ${tenantId} and ${aspects.serviceId} = ${serviceId}
+         and (${aspects.isPublic} or ${opts.includePrivate})) as aspects,
+      (select coalesce(json_agg(json_build_object('id', ${actorRoles.id}, 'role_name', ${actorRoles.roleName}, 'position', ${actorRoles.position})
+        order by ${actorRoles.position}, ${actorRoles.id}), '[]')::text
+       from ${actorRoles}
+       where ${actorRoles.tenantId} = ${tenantId} and ${actorRoles.serviceId} = ${serviceId}) as roles,
+      (select coalesce(json_agg(json_build_object('id', ${quickTemplates.id}, 'template_text', ${quickTemplates.templateText}, 'position', ${quickTemplates.position})
+        order by ${quickTemplates.position}, ${quickTemplates.id}), '[]')::text
+       from ${quickTemplates}
+       where ${quickTemplates.tenantId} = ${tenantId} and ${quickTemplates.serviceId} = ${serviceId}) as templates`);
+  const row = (rows as unknown as { rows: ServiceContentJson[] }).rows[0]!;
+  return row;
 }

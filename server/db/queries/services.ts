@@ -3,6 +3,7 @@ import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
 
 export type ServiceRow = typeof services.$inferSelect;
+type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 
 export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean }): Promise<ServiceRow[]> {
   const where = opts.includeArchived
@@ -18,6 +19,29 @@ export async function findService(db: Executor, tenantId: string, serviceId: str
     .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
     .limit(1);
   return row;
+}
+
+/**
+ * A service of the tenant and the caller's service role assignment on it, in one statement: the
+ * authorization every request on a service starts with.
+ */
+export async function findServiceWithRole(
+  db: Executor,
+  tenantId: string,
+  serviceId: string,
+  userId: string,
+): Promise<{ service: ServiceRow; serviceRole: ServiceRoleAssignment['role'] | null } | undefined> {
+  const [row] = await db
+    .select({
+      service: services,
+      // Table and columns spelt out: inside a select list Drizzle leaves column names unqualified.
+      serviceRole: sql<ServiceRoleAssignment['role'] | null>`(select sra.role from service_role_assignments sra
+        where sra.tenant_id = ${tenantId} and sra.service_id = ${serviceId} and sra.user_id = ${userId} limit 1)`,
+    })
+    .from(services)
+    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .limit(1);
+  return row ? { service: row.service, serviceRole: row.serviceRole ?? null } : undefined;
 }
 
 /** The caller's service role assignment on one service, which raises their role there. */

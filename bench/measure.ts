@@ -1,0 +1,157 @@
+/** The figures of one database configuration, each a median of several runs. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildTenant, catalogFile, importCatalog, type BenchScale } from './data';
+import { Client, loadLoop, median, percentile, timedGet, wrk } from './http';
+import { ADMIN, rawGet, rssOf, startBaseline, startServer } from './server';
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  /** Same figure of the bare node:http server, same bytes, tool and concurrency. */
+  baseline?: number;
+  /** The issue's target, with the direction that meets it. */
+  target?: { value: number; atMost: boolean };
+}
+
+export interface BenchOptions {
+  scale: BenchScale;
+  runs: number;
+  seconds: number;
+  writes: number;
+  port: number;
+  databaseUrl?: string;
+  log: (line: string) => void;
+}
+
+const MB = 1024 * 1024;
+
+export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; notes: string[] }> {
+  const figures: Figure[] = [];
+  const notes: string[] = [];
+  const work = mkdtempSync(join(tmpdir(), 'catalog-bench-'));
+  const server = { port: o.port, dataDir: join(work, 'data'), webRoot: join(work, 'no-web'), databaseUrl: o.databaseUrl };
+  let running = await startServer(server);
+  try {
+    const client = new Client(running.url);
+    await client.signIn(ADMIN.email, ADMIN.password);
+    const auth = { authorization: `Bearer ${client.token}` };
+    o.log('building the bench tenant through the API');
+    const started = performance.now();
+    const tenant = await buildTenant(client, o.scale);
+    notes.push(`Tenant built through the API in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+
+    const fullPath = `/api/services/${tenant.largeId}/full`;
+    const plain = await rawGet(running.url + fullPath, auth);
+    const zipped = await rawGet(running.url + fullPath, { ...auth, 'accept-encoding': 'gzip' });
+    const list = await rawGet(running.url + '/api/services', auth);
+    if (zipped.headers['content-encoding'] !== 'gzip') throw new Error('/full did not answer gzip');
+    const full = JSON.parse(plain.body.toString());
+    notes.push(
+      `Large service: ${full.categories.length} categories, ${full.resolved_data.aspects.length} aspects, ${full.resolved_data.timeline.length} quarters; ` +
+        `/full is ${(plain.body.length / 1024).toFixed(0)} KB (${(zipped.body.length / 1024).toFixed(0)} KB gzip); /services lists ${JSON.parse(list.body.toString()).services.length} services in ${(list.body.length / 1024).toFixed(0)} KB.`,
+    );
+    const files = [plain.body, zipped.body, list.body].map((bytes, i) => {
+      const path = join(work, i === 1 ? 'body1.json.gz' : `body${i}.json`);
+      writeFileSync(path, bytes);
+      return path;
+    });
+    const baseline = await startBaseline(o.port + 1, files);
+    try {
+      const pairs = [
+        { name: 'GET /full, large service, warm (req/s)', product: [fullPath, {}], bare: '/0' },
+        { name: 'GET /full, large service, warm, gzip (req/s)', product: [fullPath, { 'accept-encoding': 'gzip' }], bare: '/1' },
+        { name: `GET /services, ${o.scale.services} services (req/s)`, product: ['/api/services', {}], bare: '/2' },
+      ] as const;
+      for (const pair of pairs) {
+        const ours: number[] = [];
+        const bare: number[] = [];
+        for (let r = 0; r < o.runs; r++) {
+          const headers = { ...auth, ...pair.product[1] };
+          const result = wrk(running.url + pair.product[0], headers, o.seconds);
+          if (result.non2xx) throw new Error(`${pair.name}: ${result.non2xx} failed responses`);
+          ours.push(result.rps);
+          bare.push(wrk(baseline.url + pair.bare, pair.product[1], o.seconds).rps);
+        }
+        figures.push({ name: pair.name, value: median(ours), unit: 'req/s', baseline: median(bare) });
+        o.log(`${pair.name}: ${median(ours).toFixed(0)} vs ${median(bare).toFixed(0)}`);
+      }
+    } finally {
+      await baseline.stop();
+    }
+
+    // Mixed work from here on: the event loop's longest stall is read at the end.
+    await client.json('GET', '/api/metrics');
+    const aspectIds: string[] = full.resolved_data.aspects.map((a: { id: string }) => a.id);
+    const timeline: string[] = full.resolved_data.timeline;
+    const p99s: number[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      const latencies = await loadLoop(o.writes, 10, async (i) => {
+        const res = await client.json('POST', '/api/availabilities', {
+          aspectId: aspectIds[i % aspectIds.length],
+          timeBucket: timeline[i % timeline.length],
+          value: `Run ${r} write ${i}`,
+        });
+        if (res.status !== 200) throw new Error(`availability write answered ${res.status}`);
+      });
+      p99s.push(percentile(latencies, 99));
+    }
+    figures.push({ name: 'Availability write p99 at 10 in flight (ms)', value: median(p99s), unit: 'ms', target: { value: 15, atMost: true } });
+    const check = await client.json('POST', '/api/availabilities', { aspectId: aspectIds[0], timeBucket: timeline[0], value: 'Read back' });
+    const after = (await client.json('GET', fullPath)).body;
+    if (check.status !== 200 || after.resolved_data.aspects[0].availabilities[timeline[0]!] !== 'Read back') {
+      throw new Error('the next /full did not show the written value');
+    }
+    notes.push('After the writes, the next /full showed the value last written (checked).');
+
+    for (const { aspects, id } of tenant.curve) {
+      const aspect = (await client.json('GET', `/api/services/${id}/full`)).body.resolved_data.aspects[0];
+      const times: number[] = [];
+      for (let r = 0; r < Math.max(3, o.runs); r++) {
+        await client.json('POST', '/api/availabilities', { aspectId: aspect.id, timeBucket: timeline[1], value: `Cold ${r}` });
+        times.push((await timedGet(client, `/api/services/${id}/full`)).ms);
+      }
+      figures.push({ name: `Cold /full after a write, ${aspects} aspects (ms)`, value: median(times), unit: 'ms', target: { value: 20, atMost: true } });
+      o.log(`cold /full ${aspects}: ${median(times).toFixed(1)} ms`);
+    }
+
+    const readStall = async () => (await client.json('GET', '/api/metrics')).body.event_loop.max_ms as number;
+    figures.push({ name: 'Longest event-loop stall during writes and cold reads (ms)', value: await readStall(), unit: 'ms' });
+
+    const file = catalogFile({ name: 'Import', categories: Math.round(o.scale.importAspects / 20), aspects: o.scale.importAspects, quarters: 12 });
+    notes.push(`Import file: ${o.scale.importAspects} aspects, ${(file.length / MB).toFixed(1)} MB gzip.`);
+    const imports: number[] = [];
+    const duringImport: number[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      let done = false;
+      const probe = (async () => {
+        while (!done) duringImport.push((await timedGet(client, '/api/health')).ms);
+      })();
+      imports.push((await importCatalog(client, file, `import-${r}.catalog`)).ms);
+      done = true;
+      await probe;
+    }
+    figures.push({ name: `Import of the ${o.scale.importAspects}-aspect .catalog (ms)`, value: median(imports), unit: 'ms', target: { value: o.databaseUrl ? 2000 : 3000, atMost: true } });
+    figures.push({ name: 'Small request p99 while an import runs (ms)', value: percentile(duringImport, 99), unit: 'ms', target: { value: 20, atMost: true } });
+    figures.push({ name: 'Longest event-loop stall during imports (ms)', value: await readStall(), unit: 'ms' });
+    figures.push({ name: 'RSS after the load (MB)', value: rssOf(running.pid) / MB, unit: 'MB' });
+
+    await running.stop();
+    const starts: number[] = [];
+    const rss: number[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      running = await startServer(server);
+      starts.push(running.startMs);
+      rss.push(rssOf(running.pid) / MB);
+      await running.stop();
+    }
+    figures.push({ name: 'Start-up on an existing database to first request (ms)', value: median(starts), unit: 'ms', target: { value: 3000, atMost: true } });
+    figures.push({ name: 'RSS at start (MB)', value: median(rss), unit: 'MB' });
+  } finally {
+    await running.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+  return { figures, notes };
+}

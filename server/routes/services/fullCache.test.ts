@@ -1,0 +1,177 @@
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, call, type TestApp } from '../../test/app';
+import { createService } from '../../test/factories';
+import { aspects, availabilities, categories } from '../../db/schema';
+import { as, countStatements, createCatalogWorld, type CatalogWorld } from './catalog.fixtures';
+import { acceptsGzip, etagMatches, FullCache } from './fullCache';
+
+let t: TestApp;
+let w: CatalogWorld;
+beforeAll(async () => {
+  t = await buildTestApp();
+  w = await createCatalogWorld(t);
+});
+afterAll(() => t.close());
+
+const fullUrl = (id = w.service.id) => `/api/services/${id}/full`;
+const get = (who: 'reader' | 'editor' | 'admin', headers: Record<string, string> = {}, id?: string) =>
+  call(t.app, 'GET', fullUrl(id), { token: w.tokens[who], headers });
+
+/** A service of `aspectCount` aspects over `categoryCount` categories, every quarter filled, in three statements. */
+async function seedService(categoryCount: number, aspectCount: number) {
+  const tenantId = w.tenant.id;
+  const service = await createService(t.db, tenantId);
+  const cats = await t.db
+    .insert(categories)
+    .values(Array.from({ length: categoryCount }, (_, i) => ({ tenantId, serviceId: service.id, name: `Category ${i}`, position: i })))
+    .returning();
+  const rows = await t.db
+    .insert(aspects)
+    .values(
+      Array.from({ length: aspectCount }, (_, i) => ({
+        tenantId,
+        serviceId: service.id,
+        categoryId: cats[i % categoryCount]!.id,
+        title: `Aspect ${i}`,
+        description: `<p>Description of aspect <strong>${i}</strong></p>`,
+        isPublic: i % 3 !== 0,
+        position: Math.floor(i / categoryCount),
+      })),
+    )
+    .returning();
+  await t.db
+    .insert(availabilities)
+    .values(rows.flatMap((a) => service.timeline.map((q) => ({ tenantId, serviceId: service.id, aspectId: a.id, timeBucket: q, value: 'Available' }))));
+  return service;
+}
+
+describe('GET /api/services/:id/full served from encoded bodies', () => {
+  it('answers 304 with no body when If-None-Match names the current ETag', async () => {
+    const first = await get('editor');
+    expect(first.statusCode).toBe(200);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^W\/".+"$/);
+    expect(first.headers.vary).toContain('Accept-Encoding');
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    const again = await get('editor', { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+  });
+
+  it('changes the ETag after a write, and the next /full shows the new value', async () => {
+    const before = await get('editor');
+    const quarter = w.service.timeline[2]!;
+    const write = await as(t, w, 'editor')('POST', '/api/availabilities', { aspectId: w.publicAspect.id, timeBucket: quarter, value: 'Pilot' });
+    expect(write.statusCode).toBe(200);
+    const after = await get('editor', { 'if-none-match': before.headers.etag as string });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    const aspect = after.json().resolved_data.aspects.find((a: { id: string }) => a.id === w.publicAspect.id);
+    expect(aspect.availabilities[quarter]).toBe('Pilot');
+    expect(after.json().service.version).toBe(before.json().service.version + 1);
+  });
+
+  it('never gives a reader the editor variant, even from a warm cache or with the editor’s ETag', async () => {
+    const editor = await get('editor');
+    expect(JSON.stringify(editor.json())).toContain('Private aspect');
+    const reader = await get('reader', { 'if-none-match': editor.headers.etag as string });
+    expect(reader.statusCode).toBe(200);
+    expect(reader.headers.etag).not.toBe(editor.headers.etag);
+    expect(reader.json().resolved_data.aspects.map((a: { title: string }) => a.title)).toEqual(['Public aspect']);
+    expect(reader.json().permissions.canEdit).toBe(false);
+    const readerGzip = await get('reader', { 'accept-encoding': 'gzip' });
+    expect(gunzipSync(readerGzip.rawPayload).toString()).not.toContain('Private aspect');
+  });
+
+  it('answers gzip when accepted, decoding to the same JSON, and plain JSON otherwise', async () => {
+    const plain = await get('admin');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const zipped = await get('admin', { 'accept-encoding': 'br;q=1, gzip;q=0.8' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers['content-type']).toContain('application/json');
+    expect(zipped.headers.etag).toBe(plain.headers.etag);
+    expect(JSON.parse(gunzipSync(zipped.rawPayload).toString())).toEqual(plain.json());
+    const refused = await get('admin', { 'accept-encoding': 'gzip;q=0, identity' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('still checks authorization on every request of a warm entry', async () => {
+    await get('admin');
+    const foreign = await call(t.app, 'GET', fullUrl(), { token: w.tokens.otherAdmin });
+    expect(foreign.statusCode).toBe(404);
+    const anonymous = await call(t.app, 'GET', fullUrl(), { headers: { 'if-none-match': '*' } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('runs the same number of SQL statements for a 6-aspect and a 600-aspect service: /full cold and warm, /services, CSV', async () => {
+    const small = await seedService(2, 6);
+    const large = await seedService(30, 600);
+    const token = w.tokens.editor;
+    const counts = async (id: string) => {
+      let body: any;
+      const cold = await countStatements(t, async () => {
+        body = (await call(t.app, 'GET', fullUrl(id), { token })).json();
+      });
+      const warm = await countStatements(t, () => call(t.app, 'GET', fullUrl(id), { token, headers: { 'accept-encoding': 'gzip' } }));
+      const list = await countStatements(t, () => call(t.app, 'GET', '/api/services', { token }));
+      let csv = '';
+      const csvCount = await countStatements(t, async () => {
+        const res = await call(t.app, 'GET', `/api/export/service/${id}/csv?showPrivate=true`, { token: w.tokens.admin });
+        expect(res.statusCode).toBe(200);
+        csv = res.body;
+      });
+      return { cold, warm, list, csv: csvCount, aspects: body.resolved_data.aspects.length, lines: csv.trim().split('\n').length };
+    };
+    const s = await counts(small.id);
+    const l = await counts(large.id);
+    expect(s.aspects).toBe(6);
+    expect(l.aspects).toBe(600);
+    expect(l.lines).toBeGreaterThan(600);
+    expect({ cold: l.cold, warm: l.warm, list: l.list, csv: l.csv }).toEqual({ cold: s.cold, warm: s.warm, list: s.list, csv: s.csv });
+    expect(s.warm).toBeLessThan(s.cold);
+    expect(s.cold).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('FullCache', () => {
+  const key = (serviceId: string, version = 1) => ({ tenantId: 't', serviceId, version, variant: '1' });
+  const body = (size: number) => async () => JSON.stringify({ text: 'x'.repeat(size) });
+
+  it('keeps the bytes it holds within its budget, dropping the least recently used first', async () => {
+    const cache = new FullCache(3_000);
+    await cache.get(key('a'), body(1_000));
+    await cache.get(key('b'), body(1_000));
+    await cache.get(key('a'), body(1_000));
+    await cache.get(key('c'), body(1_000));
+    expect(cache.bytes).toBeLessThanOrEqual(3_000);
+    let rebuilt = 0;
+    await cache.get(key('a'), async () => (rebuilt++, '{}'));
+    expect(rebuilt).toBe(0);
+    await cache.get(key('b'), async () => (rebuilt++, '{}'));
+    expect(rebuilt).toBe(1);
+  });
+
+  it('rebuilds for a new version and shares one build between concurrent requests', async () => {
+    const cache = new FullCache(1_000_000);
+    let builds = 0;
+    const build = async () => (builds++, JSON.stringify({ n: builds }));
+    const [x, y] = await Promise.all([cache.get(key('a', 1), build), cache.get(key('a', 1), build)]);
+    expect(x).toBe(y);
+    expect(builds).toBe(1);
+    const next = await cache.get(key('a', 2), build);
+    expect(JSON.parse(next.json.toString())).toEqual({ n: 2 });
+    expect(cache.size).toBe(1);
+  });
+
+  it('parses Accept-Encoding and If-None-Match', () => {
+    expect(acceptsGzip('gzip, deflate, br')).toBe(true);
+    expect(acceptsGzip('br')).toBe(false);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(etagMatches('"x", W/"a.1.1"', 'W/"a.1.1"')).toBe(true);
+    expect(etagMatches('"a.1.1"', 'W/"a.1.1"')).toBe(true);
+    expect(etagMatches('W/"a.2.1"', 'W/"a.1.1"')).toBe(false);
+  });
+});

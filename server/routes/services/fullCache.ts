@@ -1,0 +1,139 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+
+const gzipAsync = promisify(gzip);
+
+/** The encoded body of one /full variant: the JSON bytes, and their gzip form once asked for. */
+export interface EncodedBody {
+  version: number;
+  etag: string;
+  json: Buffer;
+  /** Compressed once, on the first request that accepts gzip, then shared. */
+  gzip(): Promise<Buffer>;
+  bytes: number;
+}
+
+/** What a /full variant is built for: the service row's version and the caller's rights on it. */
+export interface VariantKey {
+  tenantId: string;
+  serviceId: string;
+  version: number;
+  /** Short code of every right that changes the body (private aspects, permission flags). */
+  variant: string;
+}
+
+/** A weak validator: the same service version seen with the same rights is the same document. */
+export function fullEtag(key: VariantKey): string {
+  return `W/"${key.serviceId}.${key.version}.${key.variant}"`;
+}
+
+function encode(key: VariantKey, body: string): EncodedBody {
+  const json = Buffer.from(body);
+  let compressed: Promise<Buffer> | undefined;
+  const entry: EncodedBody = {
+    version: key.version,
+    etag: fullEtag(key),
+    json,
+    bytes: json.length,
+    gzip: () =>
+      (compressed ??= gzipAsync(json).then((buf) => {
+        entry.bytes += buf.length;
+        return buf;
+      })),
+  };
+  return entry;
+}
+
+/**
+ * Encoded /full bodies per service and rights variant, least recently used first out once the
+ * bytes held pass the budget. An entry is good only for the service version it was built from:
+ * every write bumps the version in its transaction, so a newer version rebuilds the entry.
+ * Concurrent requests for a missing entry share one build.
+ */
+export class FullCache {
+  private readonly entries = new Map<string, EncodedBody>();
+  private readonly building = new Map<string, Promise<EncodedBody>>();
+  private held = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get bytes(): number {
+    this.recount();
+    return this.held;
+  }
+
+  /** The entry of a variant at its version; `build` answers the JSON text when it is missing. */
+  async get(key: VariantKey, build: () => Promise<string>): Promise<EncodedBody> {
+    const slot = `${key.tenantId}:${key.serviceId}:${key.variant}`;
+    const hit = this.entries.get(slot);
+    if (hit && hit.version === key.version) {
+      // Most recently used goes to the end of the map's order.
+      this.entries.delete(slot);
+      this.entries.set(slot, hit);
+      return hit;
+    }
+    const flight = `${slot}:${key.version}`;
+    let pending = this.building.get(flight);
+    if (!pending) {
+      pending = build()
+        .then((body) => {
+          const entry = encode(key, body);
+          this.store(slot, entry);
+          return entry;
+        })
+        .finally(() => this.building.delete(flight));
+      this.building.set(flight, pending);
+    }
+    return pending;
+  }
+
+  private store(slot: string, entry: EncodedBody): void {
+    const current = this.entries.get(slot);
+    // A request that read an older version finishing late must not replace a newer entry.
+    if (current && current.version > entry.version) return;
+    if (current) this.entries.delete(slot);
+    if (entry.bytes > this.maxBytes) return;
+    this.entries.set(slot, entry);
+    this.recount();
+    for (const [oldest] of this.entries) {
+      if (this.held <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.recount();
+    }
+  }
+
+  /** Entry sizes grow when their gzip form is made, so the total is summed, not tracked. */
+  private recount(): void {
+    let total = 0;
+    for (const e of this.entries.values()) total += e.bytes;
+    this.held = total;
+  }
+}
+
+/** True when an Accept-Encoding header accepts gzip (a q of 0 refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return false;
+  for (const part of value.split(',')) {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (!q || Number(q.slice(2)) > 0) return true;
+  }
+  return false;
+}
+
+/** True when If-None-Match names the etag (weak comparison) or is `*`. */
+export function etagMatches(header: string | string[] | undefined, etag: string): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return false;
+  const bare = etag.replace(/^W\//, '');
+  return value.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//, '') === bare;
+  });
+}
