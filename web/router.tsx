@@ -1,16 +1,18 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { LoginPage } from './pages/Login/LoginPage';
-import { DashboardPage } from './pages/Dashboard/DashboardPage';
 import { RedirectIfSignedIn, RequireAuth, RequireSuperAdmin, RequireTenantAdmin } from './session/guards';
 
+// Every screen but the login page loads on demand, so signing in downloads only what it needs.
+const DashboardPage = lazy(() => import('./pages/Dashboard/DashboardPage').then((m) => ({ default: m.DashboardPage })));
 const CatalogPage = lazy(() => import('./pages/Catalog/CatalogPage').then((m) => ({ default: m.CatalogPage })));
-
 const ServiceSettingsPage = lazy(() => import('./pages/ServiceSettings/ServiceSettingsPage'));
 const SuperAdminPage = lazy(() => import('./pages/SuperAdmin/SuperAdminPage'));
 const TenantSettingsPage = lazy(() => import('./pages/TenantSettings/TenantSettingsPage'));
 
-/** The routes table of spec section 2. Heavy screens load on demand. */
+const onDemand = (page: ReactNode) => <Suspense fallback={null}>{page}</Suspense>;
+
+/** The routes table of spec section 2. */
 export const router = createBrowserRouter([
   {
     path: '/login',
@@ -20,53 +22,10 @@ export const router = createBrowserRouter([
       </RedirectIfSignedIn>
     ),
   },
-  {
-    path: '/',
-    element: (
-      <RequireAuth>
-        <DashboardPage />
-      </RequireAuth>
-    ),
-  },
-  {
-    path: '/catalog/:serviceId',
-    element: (
-      <RequireAuth>
-        <Suspense fallback={null}>
-          <CatalogPage />
-        </Suspense>
-      </RequireAuth>
-    ),
-  },
-  {
-    path: '/catalog/:serviceId/settings',
-    element: (
-      <RequireAuth>
-        <Suspense fallback={null}>
-          <ServiceSettingsPage />
-        </Suspense>
-      </RequireAuth>
-    ),
-  },
-  {
-    path: '/super-admin',
-    element: (
-      <RequireSuperAdmin>
-        <Suspense fallback={null}>
-          <SuperAdminPage />
-        </Suspense>
-      </RequireSuperAdmin>
-    ),
-  },
-  {
-    path: '/tenant-settings',
-    element: (
-      <RequireTenantAdmin>
-        <Suspense fallback={null}>
-          <TenantSettingsPage />
-        </Suspense>
-      </RequireTenantAdmin>
-    ),
-  },
+  { path: '/', element: <RequireAuth>{onDemand(<DashboardPage />)}</RequireAuth> },
+  { path: '/catalog/:serviceId', element: <RequireAuth>{onDemand(<CatalogPage />)}</RequireAuth> },
+  { path: '/catalog/:serviceId/settings', element: <RequireAuth>{onDemand(<ServiceSettingsPage />)}</RequireAuth> },
+  { path: '/super-admin', element: <RequireSuperAdmin>{onDemand(<SuperAdminPage />)}</RequireSuperAdmin> },
+  { path: '/tenant-settings', element: <RequireTenantAdmin>{onDemand(<TenantSettingsPage />)}</RequireTenantAdmin> },
   { path: '*', element: <Navigate to="/" replace /> },
 ]);
