@@ -2,10 +2,10 @@ import { Button, Checkbox, Group, Loader, Select, Stack, TextInput } from '@mant
 import { CatalogModal } from '../../components/CatalogModal';
 import { lazy, Suspense, useState, type Dispatch, type FormEvent, type SetStateAction } from 'react';
 import { M } from '../../../common/messages';
-import { messageOf } from '../../api/client';
 import { useCreateAspect, useDeleteAspect, useUpdateAspect, type Aspect, type Category } from '../../api/catalog';
 import { ErrorBox } from './ErrorBox';
 import { InlineConfirm } from './InlineConfirm';
+import { useModalAction } from './useModalAction';
 
 const RichTextEditor = lazy(() => import('../../components/RichTextEditor'));
 
@@ -65,7 +65,7 @@ function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }:
   const [categoryId, setCategoryId] = useState<string | null>(initialCategoryId || null);
   const [form, setForm] = useState<AspectForm>({ title: '', description: '', isPublic: true });
   const [errors, setErrors] = useState<{ category?: string; title?: string }>({});
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useModalAction(onClose);
   const create = useCreateAspect(serviceId);
 
   const submit = async (e: FormEvent) => {
@@ -76,12 +76,7 @@ function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }:
     if (!form.title.trim()) next.title = M.aspectTitleRequired;
     setErrors(next);
     if (!categoryId || next.title) return;
-    try {
-      await create.mutateAsync({ categoryId, title: form.title.trim(), description: form.description, isPublic: form.isPublic });
-      onClose();
-    } catch (err) {
-      setError(messageOf(err, M.failedCreateAspect));
-    }
+    await run(() => create.mutateAsync({ categoryId, title: form.title.trim(), description: form.description, isPublic: form.isPublic }), M.failedCreateAspect);
   };
 
   return (
@@ -123,7 +118,7 @@ export function CreateAspectModal(props: CreateProps) {
 function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; aspect: Aspect; onClose: () => void }) {
   const [form, setForm] = useState<AspectForm>({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
   const [titleError, setTitleError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useModalAction(onClose);
   const [confirming, setConfirming] = useState(false);
   const update = useUpdateAspect(serviceId);
   const remove = useDeleteAspect(serviceId);
@@ -133,24 +128,13 @@ function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; asp
     setError(null);
     if (!form.title.trim()) return setTitleError(M.aspectTitleRequired);
     setTitleError(null);
-    try {
-      await update.mutateAsync({ id: aspect.id, title: form.title.trim(), description: form.description, isPublic: form.isPublic, version: aspect.version });
-      onClose();
-    } catch (err) {
-      setError(messageOf(err, M.failedUpdateAspect));
-    }
+    await run(
+      () => update.mutateAsync({ id: aspect.id, title: form.title.trim(), description: form.description, isPublic: form.isPublic, version: aspect.version }),
+      M.failedUpdateAspect,
+    );
   };
 
-  const confirmDelete = async () => {
-    setError(null);
-    try {
-      await remove.mutateAsync(aspect.id);
-      onClose();
-    } catch (err) {
-      setConfirming(false);
-      setError(messageOf(err, M.failedDeleteAspect));
-    }
-  };
+  const confirmDelete = () => run(() => remove.mutateAsync(aspect.id), M.failedDeleteAspect, () => setConfirming(false));
 
   if (confirming) {
     return (

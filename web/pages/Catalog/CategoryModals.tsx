@@ -2,10 +2,10 @@ import { Button, Group, Stack, TextInput } from '@mantine/core';
 import { CatalogModal } from '../../components/CatalogModal';
 import { useState, type FormEvent } from 'react';
 import { M } from '../../../common/messages';
-import { messageOf } from '../../api/client';
 import { useCreateCategory, useDeleteCategory, useUpdateCategory, type Category } from '../../api/catalog';
 import { ErrorBox } from './ErrorBox';
 import { InlineConfirm } from './InlineConfirm';
+import { useModalAction } from './useModalAction';
 
 const NAME_PLACEHOLDER = 'e.g., Core Features';
 
@@ -19,7 +19,7 @@ interface CreateProps {
 function CreateCategoryForm({ serviceId, position, onClose }: Omit<CreateProps, 'opened'>) {
   const [name, setName] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useModalAction(onClose);
   const create = useCreateCategory(serviceId);
 
   const submit = async (e: FormEvent) => {
@@ -27,12 +27,7 @@ function CreateCategoryForm({ serviceId, position, onClose }: Omit<CreateProps, 
     setError(null);
     if (!name.trim()) return setFieldError(M.categoryNameRequired);
     setFieldError(null);
-    try {
-      await create.mutateAsync({ name: name.trim(), position });
-      onClose();
-    } catch (err) {
-      setError(messageOf(err, M.failedCreateCategory));
-    }
+    await run(() => create.mutateAsync({ name: name.trim(), position }), M.failedCreateCategory);
   };
 
   return (
@@ -64,7 +59,7 @@ export function CreateCategoryModal({ opened, ...props }: CreateProps) {
 function EditCategoryForm({ serviceId, category, onClose }: { serviceId: string; category: Category; onClose: () => void }) {
   const [name, setName] = useState(category.name);
   const [fieldError, setFieldError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useModalAction(onClose);
   const [confirming, setConfirming] = useState(false);
   const update = useUpdateCategory(serviceId);
   const remove = useDeleteCategory(serviceId);
@@ -74,24 +69,10 @@ function EditCategoryForm({ serviceId, category, onClose }: { serviceId: string;
     setError(null);
     if (!name.trim()) return setFieldError(M.categoryNameRequired);
     setFieldError(null);
-    try {
-      await update.mutateAsync({ id: category.id, name: name.trim() });
-      onClose();
-    } catch (err) {
-      setError(messageOf(err, M.failedUpdateCategory));
-    }
+    await run(() => update.mutateAsync({ id: category.id, name: name.trim() }), M.failedUpdateCategory);
   };
 
-  const confirmDelete = async () => {
-    setError(null);
-    try {
-      await remove.mutateAsync(category.id);
-      onClose();
-    } catch (err) {
-      setConfirming(false);
-      setError(messageOf(err, M.failedDeleteCategory));
-    }
-  };
+  const confirmDelete = () => run(() => remove.mutateAsync(category.id), M.failedDeleteCategory, () => setConfirming(false));
 
   if (confirming) {
     return (
