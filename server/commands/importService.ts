@@ -26,9 +26,12 @@ import { CATALOG_FORMAT, CATALOG_VERSION } from './exportService';
 
 export const IMPORT_MESSAGES = {
   fileRequired: 'Please choose a .catalog file to import',
+  incompleteUpload: 'The upload was incomplete. Please choose the .catalog file again',
   notGzip: 'This file is not a .catalog export (it is not gzip-compressed)',
   corrupt: 'This .catalog file is damaged and cannot be unpacked',
   badJson: 'This .catalog file does not contain valid JSON',
+  tooDeep: 'This .catalog file is nested too deeply',
+  nulCharacter: 'This .catalog file contains a null character, which cannot be stored',
   wrongFormat: 'This file is not a service catalog export',
   wrongVersion: `This .catalog file has an unsupported version (expected ${CATALOG_VERSION})`,
   forbiddenKey: 'This .catalog file contains a forbidden key',
@@ -120,15 +123,20 @@ export async function readCatalogFile(file: Buffer): Promise<CatalogDocument> {
   }
   let data: unknown;
   let forbidden = false;
+  let nul = false;
   try {
     data = JSON.parse(json.toString('utf8'), function reviver(key, value) {
       if (FORBIDDEN_KEYS.has(key)) forbidden = true;
+      // The database's text type cannot hold U+0000.
+      if (typeof value === 'string' && value.includes('\u0000')) nul = true;
       return value;
     });
-  } catch {
-    throw invalid(I.badJson, 'file');
+  } catch (err) {
+    // The reviver walks the parsed tree recursively: nesting deeper than the stack is a RangeError.
+    throw invalid(err instanceof RangeError ? I.tooDeep : I.badJson, 'file');
   }
   if (forbidden) throw invalid(I.forbiddenKey, 'file');
+  if (nul) throw invalid(I.nulCharacter, 'file');
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid(I.wrongFormat, 'file');
   const record = data as Record<string, unknown>;
   if (record.format !== CATALOG_FORMAT) throw invalid(I.wrongFormat, 'file');

@@ -7,7 +7,7 @@ import { hardDeleteService } from '../../commands/hardDeleteService';
 import { IMPORT_MESSAGES, importService, readCatalogFile } from '../../commands/importService';
 import { moveService } from '../../commands/moveService';
 import { findTenantById } from '../../db/queries/users';
-import { forbidden, invalid, notFound, tooLarge } from '../../errors';
+import { AppError, forbidden, invalid, notFound, tooLarge } from '../../errors';
 import { scope } from '../../plugins/context';
 import { authorize } from '../../policies';
 import { presentService } from '../../presenters/services';
@@ -41,7 +41,9 @@ async function readUpload(req: FastifyRequest): Promise<Buffer> {
     }
   } catch (err) {
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
-    throw err;
+    if (err instanceof AppError) throw err;
+    // The multipart body ended or broke before the file did.
+    throw invalid(IMPORT_MESSAGES.incompleteUpload, 'file');
   }
   if (part.file.truncated) throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
   return Buffer.concat(chunks);

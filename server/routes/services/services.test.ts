@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const PNG = `data:image/png;base64,${Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString('base64')}`;
+const PNG = `data:image/png;base64,${Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex').toString('base64')}`;
 const uniqueSlug = () => `svc-${Math.random().toString(36).slice(2, 10)}`;
 const auditActions = async (targetId: string) =>
   (await t.db.select().from(auditLog)).filter((r) => r.targetId === targetId).map((r) => r.action);
