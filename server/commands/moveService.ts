@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { M } from '../../common/messages';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
 import type { Executor } from '../db';
+import { asSystem } from '../db/scope';
 import { lockService } from '../db/queries/services';
 import { serviceRoleAssignments, services } from '../db/schema';
 import { conflict, notFound } from '../errors';
@@ -11,10 +12,12 @@ import { writeAudit } from './audit';
 /**
  * Moves an active service and all its content to another tenant. Composite foreign keys with
  * ON UPDATE CASCADE carry every child row along; assignments of users who are not members of the
- * target tenant are dropped first, and their number is answered.
+ * target tenant are dropped first, and their number is answered. The caller's rights in both tenants
+ * are checked before; the move itself writes into the target tenant, so it runs across tenants
+ * (docs/decisions/0004-row-level-security.md).
  */
 export async function moveService(db: Executor, actor: Actor, fromTenantId: string, serviceId: string, targetTenantId: string) {
-  return db.transaction(async (tx) => {
+  return asSystem(() => db.transaction(async (tx) => {
     const service = await lockService(tx, fromTenantId, serviceId);
     if (!service) throw notFound(M.serviceNotFound);
     if (service.archived) throw conflict(M.serviceArchivedConflict);
@@ -45,5 +48,5 @@ export async function moveService(db: Executor, actor: Actor, fromTenantId: stri
       await writeAudit(tx, actor, { tenantId, action: 'service.move', targetType: 'service', targetId: serviceId, details });
     }
     return { service: moved!, droppedAssignments: dropped.length };
-  });
+  }));
 }

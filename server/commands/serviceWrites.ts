@@ -6,6 +6,11 @@ import { findServiceWithRole, lockService, updateService, type ServiceRow } from
 import { conflict, notFound } from '../errors';
 import type { Actor } from '../plugins/context';
 import { authorize, type Capability } from '../policies';
+import type { StampedCache } from '../db/writeStamps';
+
+/** The tables a service and its caller's service role are read from. */
+export const SERVICE_ACCESS_TABLES = ['services', 'service_role_assignments'];
+export type ServiceAccessCache = StampedCache<ServiceAccess | undefined>;
 
 /** A path id that is not a uuid names no record: 404, before the database sees it. */
 export function pathId(value: unknown): string {
@@ -31,8 +36,11 @@ export async function authorizeService(
   serviceId: string,
   capability: Capability,
   notFoundMessage: string = M.serviceNotFound,
+  /** Outside a transaction only: reuses the service and role read by an earlier request. */
+  cache?: ServiceAccessCache,
 ): Promise<ServiceAccess> {
-  const found = await findServiceWithRole(db, tenantId, serviceId, actor.user.id);
+  const load = () => findServiceWithRole(db, tenantId, serviceId, actor.user.id);
+  const found = cache ? await cache.get(`${tenantId}|${serviceId}|${actor.user.id}`, load) : await load();
   if (!found) throw notFound(notFoundMessage);
   const { service, serviceRole } = found;
   authorize(actor, capability, { tenantId, recordTenantId: service.tenantId, serviceRole });

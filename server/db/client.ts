@@ -3,7 +3,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { Pool, PoolClient, QueryConfig } from 'pg';
 import * as schema from './schema';
+import { APP_ROLE, currentScope, scopeKey, scopeSettings } from './scope';
+import { raiseStamps, writtenTables } from './writeStamps';
 
 export type Schema = typeof schema;
 /** The Drizzle handle every query function takes; PGlite and node-postgres share this shape. */
@@ -68,15 +71,12 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
+/**
+ * Opens the database, brings its schema up to date as the connecting (owner) role, and hands out a
+ * Drizzle handle whose every query runs as the application role under row-level security.
+ */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  const database = options.url ? await openPostgres(options.url, options.poolSize ?? 10) : await openPglite(options.dataDir);
-  try {
-    await migrateDatabase(database);
-  } catch (err) {
-    await database.close();
-    throw err;
-  }
-  return database;
+  return options.url ? await openPostgres(options.url, options.poolSize ?? 10) : await openPglite(options.dataDir);
 }
 
 /**
@@ -95,11 +95,17 @@ async function openPglite(dataDir?: string): Promise<Database> {
   }
   try {
     const embedded = await startEmbedded(pgDir);
-    const database = await openPostgres(
-      { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' },
-      1,
-      'pglite',
-    );
+    let database: Database;
+    try {
+      database = await openPostgres(
+        { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' },
+        1,
+        'pglite',
+      );
+    } catch (err) {
+      await embedded.stop();
+      throw err;
+    }
     return {
       ...database,
       close: async () => {
@@ -126,7 +132,14 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
   const pool = new pg.default.Pool({ ...where, max: poolSize, connectionTimeoutMillis: kind === 'pglite' ? 0 : 5000 });
   // An idle client losing its connection (a database restart) must not crash the process.
   pool.on('error', () => {});
-  const db = drizzle({ client: pool, schema }) as unknown as Db;
+  try {
+    const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+    await migrate(drizzle({ client: pool }), { migrationsFolder: MIGRATIONS_FOLDER });
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  const db = drizzle({ client: new ScopedPool(pool) as unknown as Pool, schema }) as unknown as Db;
   return {
     db,
     kind,
@@ -139,9 +152,85 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
   };
 }
 
-export async function migrateDatabase(database: Database): Promise<void> {
-  const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-  await migrate(database.db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+const APPLIED = Symbol('catalog.scope');
+const WRITES = Symbol('catalog.writes');
+type ScopedClient = PoolClient & { [APPLIED]?: string; [WRITES]?: Set<string> };
+
+/**
+ * Notes the tables each statement of a connection may write, and raises their write stamps when the
+ * connection goes back to the pool, that is after its transaction ended (server/db/writeStamps.ts).
+ */
+function trackWrites(client: ScopedClient): void {
+  let writes = client[WRITES];
+  if (!writes) {
+    const tables = new Set<string>();
+    writes = client[WRITES] = tables;
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const first = args[0];
+      const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+      if (text) for (const table of writtenTables(text)) tables.add(table);
+      return query(...args);
+    };
+  }
+  // The pool gives a client a new release function at every checkout.
+  const release = client.release.bind(client);
+  client.release = (err?: Error | boolean) => {
+    if (writes.size) {
+      raiseStamps(writes);
+      writes.clear();
+    }
+    return release(err);
+  };
+}
+
+/**
+ * The pool Drizzle queries through. Every connection it hands out works as the application role
+ * (which owns no table, so row-level security applies to it) with the scope of the code that asked
+ * (server/db/scope.ts): the settings are sent only when a connection's last scope differs.
+ * Drizzle recognises a pool by its class name.
+ */
+class ScopedPool {
+  constructor(private readonly pool: Pool) {}
+
+  async connect(): Promise<PoolClient> {
+    const client = (await this.pool.connect()) as ScopedClient;
+    trackWrites(client);
+    try {
+      await applyScope(client);
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+    return client;
+  }
+
+  async query(config: string | QueryConfig, values?: unknown[]) {
+    const client = await this.connect();
+    let failure: Error | undefined;
+    try {
+      return await client.query(config as QueryConfig, values);
+    } catch (err) {
+      // A statement the database refused leaves the connection usable; anything else drops it.
+      if (!(err instanceof Error && 'severity' in err)) failure = err as Error;
+      throw err;
+    } finally {
+      client.release(failure);
+    }
+  }
+}
+
+async function applyScope(client: ScopedClient): Promise<void> {
+  const scope = currentScope();
+  const key = scopeKey(scope);
+  if (client[APPLIED] === key) return;
+  const settings = scopeSettings(scope);
+  client[APPLIED] = undefined;
+  await client.query(
+    "select set_config('role', $1, false), set_config('catalog.scope', $2, false), set_config('catalog.tenant_id', $3, false)",
+    [APP_ROLE, settings.scope, settings.tenantId],
+  );
+  client[APPLIED] = key;
 }
 
 export { sql };

@@ -3,7 +3,12 @@ import type { FastifyRequest } from 'fastify';
 import { M } from '../../common/messages';
 import { unauthenticated } from '../errors';
 import { loadSessionUser, loadUserWithTenants } from '../db/queries/users';
+import { StampedCache } from '../db/writeStamps';
 import type { Actor } from './context';
+
+/** How long a resolved session may be reused when nothing it was read from changed in this process. */
+export const SESSION_CACHE_MAX_AGE_MS = 2000;
+const SESSION_TABLES = ['users', 'tenant_memberships', 'tenants', 'revoked_tokens', 'impersonations'];
 
 function bearer(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
@@ -13,31 +18,43 @@ function bearer(req: FastifyRequest): string | null {
 }
 
 /**
- * Resolves the bearer token of every /api request (except public routes) to an Actor. The user
- * is read from the database on every request, so a demotion, a removal or a deletion takes effect
- * at once, and a revoked token stops working at once.
+ * Resolves the bearer token of every /api request (except public routes) to an Actor. The token's
+ * signature and expiry are checked on every request; the user, their memberships and the token's
+ * revocation are read from the database, and reused only until this process writes any of the
+ * tables they come from (server/db/writeStamps.ts), so a demotion, a removal, a deletion or a
+ * logout takes effect at once.
  */
 export const sessionPlugin = fp(async (app) => {
+  const cache = new StampedCache<Actor | null>(SESSION_TABLES, SESSION_CACHE_MAX_AGE_MS);
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (req) => {
     if (!req.url.startsWith('/api/') || req.routeOptions.config?.public || !req.routeOptions.url) return;
-    req.actor = await resolveActor(req);
+    req.actor = await resolveActor(req, cache);
   });
 });
 
-export async function resolveActor(req: FastifyRequest): Promise<Actor> {
+export async function resolveActor(req: FastifyRequest, cache?: StampedCache<Actor | null>): Promise<Actor> {
   const token = bearer(req);
   if (token === null) throw unauthenticated(M.signInRequired);
   const claims = token ? await req.server.tokens.verify(token) : null;
   if (!claims) throw unauthenticated(M.sessionExpired);
+  const load = () => loadActor(req, claims);
+  const actor = cache ? await cache.get(`${claims.jti}|${claims.sub}|${claims.imp ?? ''}|${claims.tid ?? ''}`, load) : await load();
+  if (!actor) throw unauthenticated(M.sessionExpired);
+  return actor;
+}
+
+type Claims = NonNullable<Awaited<ReturnType<FastifyRequest['server']['tokens']['verify']>>>;
+
+async function loadActor(req: FastifyRequest, claims: Claims): Promise<Actor | null> {
   const db = req.server.database.db;
   const loaded = await loadSessionUser(db, claims.sub, claims.jti);
-  if (!loaded || loaded.revoked) throw unauthenticated(M.sessionExpired);
+  if (!loaded || loaded.revoked) return null;
   let impersonator = null;
   if (claims.imp) {
     impersonator = (await loadUserWithTenants(db, claims.imp)) ?? null;
     // The super admin behind an impersonation must still exist and still be a super admin.
-    if (!impersonator || !impersonator.superAdmin) throw unauthenticated(M.sessionExpired);
+    if (!impersonator || !impersonator.superAdmin) return null;
   }
   const user = loaded.user;
   return {

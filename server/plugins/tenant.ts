@@ -3,6 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import { M } from '../../common/messages';
 import { forbidden } from '../errors';
 import { findTenantById, findTenantBySlug, type TenantRow } from '../db/queries/users';
+import { tenantScope, withScope } from '../db/scope';
+import { StampedCache } from '../db/writeStamps';
+import { SESSION_CACHE_MAX_AGE_MS } from './session';
 import type { Actor } from './context';
 
 export const TENANT_HEADER = 'x-tenant-slug';
@@ -12,25 +15,31 @@ export const TENANT_HEADER = 'x-tenant-slug';
  * (a super admin belongs to every active tenant). Without the header the user's primary tenant is
  * used; while impersonating, the impersonation's tenant. Unknown and foreign slugs answer the same
  * 403, so a slug's existence does not leak. Members of an archived tenant cannot work in it.
+ * Session and tenant resolution read across tenants (the system scope); the handler does not.
  */
 export const tenantPlugin = fp(async (app) => {
+  // Tenants are read again as soon as this process writes the tenants table.
+  const cache = new StampedCache<TenantRow | undefined>(['tenants'], SESSION_CACHE_MAX_AGE_MS);
   app.decorateRequest('tenant', null);
   app.addHook('onRequest', async (req) => {
     if (!req.actor || req.routeOptions.config?.tenant === false) return;
-    req.tenant = await resolveTenant(req, req.actor);
+    req.tenant = await resolveTenant(req, req.actor, cache);
+  });
+  // The handler of a tenant-scoped request, and everything it starts, works under the database's
+  // row-level security for that tenant: a query that forgets its tenant filter finds nothing else.
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (req.tenant) withScope(tenantScope(req.tenant.id), done);
+    else done();
   });
 });
 
-export async function resolveTenant(req: FastifyRequest, actor: Actor): Promise<TenantRow> {
+export async function resolveTenant(req: FastifyRequest, actor: Actor, cache?: StampedCache<TenantRow | undefined>): Promise<TenantRow> {
   const db = req.server.database.db;
   const raw = req.headers[TENANT_HEADER];
   const slug = typeof raw === 'string' ? raw.trim() : '';
-  let tenant: TenantRow | undefined;
-  if (slug) {
-    tenant = await findTenantBySlug(db, slug);
-  } else {
-    tenant = await findTenantById(db, actor.impersonationTenantId ?? actor.user.tenantId);
-  }
+  const id = actor.impersonationTenantId ?? actor.user.tenantId;
+  const load = () => (slug ? findTenantBySlug(db, slug) : findTenantById(db, id));
+  const tenant = cache ? await cache.get(slug ? `slug:${slug}` : `id:${id}`, load) : await load();
   if (!tenant || !isMember(actor, tenant.id)) throw forbidden(M.noTenantAccess);
   if (tenant.archived) throw forbidden(M.tenantArchived);
   return tenant;

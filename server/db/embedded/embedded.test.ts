@@ -19,7 +19,7 @@ describe('embedded database', () => {
   it('rolls back a failed transaction and keeps serving', async () => {
     await expect(
       database.db.transaction(async (tx) => {
-        await tx.execute(sql`create table t_rollback (id int)`);
+        await tx.execute(sql`create temp table t_rollback (id int)`);
         await tx.execute(sql`select * from no_such_table`);
       }),
     ).rejects.toThrow();
@@ -28,7 +28,7 @@ describe('embedded database', () => {
   });
 
   it('runs many concurrent queries and transactions without mixing them up', async () => {
-    await database.db.execute(sql`create table t_counter (n int)`);
+    await database.db.execute(sql`create temp table t_counter (n int)`);
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         i % 2

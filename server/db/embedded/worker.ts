@@ -85,15 +85,25 @@ interface Pending {
   message: Uint8Array | null;
 }
 
+/** Session settings each connection keeps to itself, as it would on a PostgreSQL server. */
+const CONNECTION_SETTINGS = ['role', 'catalog.scope', 'catalog.tenant_id'] as const;
+const SAVE_SETTINGS = `select ${CONNECTION_SETTINGS.map((name, i) => `current_setting('${name}', true) as s${i}`).join(', ')}`;
+const RESTORE_SETTINGS = `select ${CONNECTION_SETTINGS.map((name, i) => `set_config('${name}', $${i + 1}, false)`).join(', ')}`;
+const FRESH_SETTINGS = ['none', '', ''];
+
 /**
  * PGlite has one session. Messages run one at a time in arrival order; while a connection has a
  * transaction open, only that connection's messages run, so another connection (a pool replacing
  * a broken one, say) never lands inside it. A connection that closes inside its transaction has it
- * rolled back before anyone else goes on.
+ * rolled back before anyone else goes on. When the session passes from one connection to another,
+ * the first one's role and row-level security settings are put aside and the second one's put back,
+ * so no connection ever works with another's.
  */
 class Scheduler {
   private readonly pending: Pending[] = [];
   private readonly sockets = new Set<Socket>();
+  private readonly saved = new Map<Socket, string[]>();
+  private current: Socket | null = null;
   private owner: Socket | null = null;
   private running: Promise<void> | null = null;
 
@@ -106,6 +116,8 @@ class Scheduler {
   }
 
   closed(socket: Socket) {
+    this.saved.delete(socket);
+    if (this.current === socket) this.current = null;
     if (!this.sockets.delete(socket)) return;
     for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i].socket === socket) this.pending.splice(i, 1);
     if (this.owner === socket) this.pending.unshift({ socket, message: null });
@@ -135,6 +147,7 @@ class Scheduler {
         if (item.message === null) {
           if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
         } else {
+          if (item.socket !== this.current) await this.switchTo(item.socket);
           await this.db.execProtocolRawStream(item.message, {
             onRawData: (data) => {
               if (!item.socket.destroyed) item.socket.write(Buffer.from(data));
@@ -145,12 +158,22 @@ class Scheduler {
         port.postMessage({ type: 'log', message: `embedded database error: ${(err as Error).message}` });
         item.socket.destroy();
       }
+      if (item.socket.destroyed && this.current === item.socket) this.current = null;
       this.owner = item.message !== null && this.db.isInTransaction() && !item.socket.destroyed ? item.socket : null;
       if (this.owner === null && item.message !== null && this.db.isInTransaction()) {
         // The connection went away inside its transaction: undo it before anyone else runs.
         await this.db.exec('ROLLBACK').catch(() => {});
       }
     }
+  }
+
+  private async switchTo(socket: Socket) {
+    if (this.current && this.sockets.has(this.current)) {
+      const row = (await this.db.query<Record<string, string | null>>(SAVE_SETTINGS)).rows[0]!;
+      this.saved.set(this.current, CONNECTION_SETTINGS.map((_, i) => row[`s${i}`] ?? ''));
+    }
+    await this.db.query(RESTORE_SETTINGS, this.saved.get(socket) ?? FRESH_SETTINGS);
+    this.current = socket;
   }
 }
 

@@ -3,7 +3,10 @@ import { loadServiceContentJson } from '../../db/queries/catalog';
 import { presentService } from '../../presenters/services';
 import { scope } from '../../plugins/context';
 import { can } from '../../policies';
-import { authorizeService, pathId } from '../../commands/serviceWrites';
+import { authorizeService, pathId, SERVICE_ACCESS_TABLES, type ServiceAccess } from '../../commands/serviceWrites';
+import { StampedCache } from '../../db/writeStamps';
+import { SESSION_CACHE_MAX_AGE_MS } from '../../plugins/session';
+import { M } from '../../../common/messages';
 import { acceptsGzip, etagMatches, FullCache } from './fullCache';
 
 /** Bytes of encoded /full bodies kept in memory. */
@@ -13,19 +16,20 @@ export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
  * The catalog screen's data in one call. Readers never get private aspects. `permissions` tells
  * the page which controls to show; every write is still authorized on its own.
  *
- * Every request loads the service row with the caller's service role (one small statement) and
- * authorizes; the body itself is built by one statement once per service version and rights
- * variant, then served from memory, gzip included, with an ETag for 304s
- * (docs/decisions/0100-full-response-cache.md).
+ * Every request authorizes the caller on the service row and their service role, which are read
+ * again whenever this process has written services or assignments since (server/db/writeStamps.ts);
+ * the body itself is built by one statement once per service version and rights variant, then
+ * served from memory, gzip included, with an ETag for 304s (docs/decisions/0100-full-response-cache.md).
  */
 export default async function fullServiceRoute(app: FastifyInstance) {
   const cache = new FullCache(FULL_CACHE_MAX_BYTES);
+  const access = new StampedCache<ServiceAccess | undefined>(SERVICE_ACCESS_TABLES, SESSION_CACHE_MAX_AGE_MS);
 
   app.get<{ Params: { id: string } }>('/services/:id/full', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const id = pathId(req.params.id);
     const db = app.database.db;
-    const { service, serviceRole } = await authorizeService(db, actor, tenantId, id, 'catalog.view');
+    const { service, serviceRole } = await authorizeService(db, actor, tenantId, id, 'catalog.view', M.serviceNotFound, access);
     const ctx = { tenantId, serviceRole };
     const permissions = {
       canEdit: can(actor, 'catalog.edit', ctx),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createService } from '../../test/factories';
 import { aspects, availabilities, categories } from '../../db/schema';
+import { raiseStamps } from '../../db/writeStamps';
 import { as, countStatements, createCatalogWorld, type CatalogWorld } from './catalog.fixtures';
 import { acceptsGzip, etagMatches, FullCache } from './fullCache';
 
@@ -115,14 +116,17 @@ describe('GET /api/services/:id/full served from encoded bodies', () => {
         body = (await call(t.app, 'GET', fullUrl(id), { token })).json();
       });
       const warm = await countStatements(t, () => call(t.app, 'GET', fullUrl(id), { token, headers: { 'accept-encoding': 'gzip' } }));
+      // The list as right after a write (cold), then again (warm, from memory).
+      raiseStamps(['services']);
       const list = await countStatements(t, () => call(t.app, 'GET', '/api/services', { token }));
+      const warmList = await countStatements(t, () => call(t.app, 'GET', '/api/services', { token }));
       let csv = '';
       const csvCount = await countStatements(t, async () => {
         const res = await call(t.app, 'GET', `/api/export/service/${id}/csv?showPrivate=true`, { token: w.tokens.admin });
         expect(res.statusCode).toBe(200);
         csv = res.body;
       });
-      return { cold, warm, list, csv: csvCount, aspects: body.resolved_data.aspects.length, lines: csv.trim().split('\n').length };
+      return { cold, warm, list, warmList, csv: csvCount, aspects: body.resolved_data.aspects.length, lines: csv.trim().split('\n').length };
     };
     const s = await counts(small.id);
     const l = await counts(large.id);
@@ -130,6 +134,8 @@ describe('GET /api/services/:id/full served from encoded bodies', () => {
     expect(l.aspects).toBe(600);
     expect(l.lines).toBeGreaterThan(600);
     expect({ cold: l.cold, warm: l.warm, list: l.list, csv: l.csv }).toEqual({ cold: s.cold, warm: s.warm, list: s.list, csv: s.csv });
+    expect(s.list).toBeGreaterThan(0);
+    expect({ warm: s.warm, warmList: s.warmList }).toEqual({ warm: 0, warmList: 0 });
     expect(s.warm).toBeLessThan(s.cold);
     expect(s.cold).toBeLessThanOrEqual(12);
   });

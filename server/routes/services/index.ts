@@ -8,6 +8,8 @@ import { parse } from '../../validation';
 import { authorizeService, pathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
+import { StampedCache } from '../../db/writeStamps';
+import { SESSION_CACHE_MAX_AGE_MS } from '../../plugins/session';
 
 const listQuery = z.object({
   includeArchived: z
@@ -17,14 +19,20 @@ const listQuery = z.object({
 });
 
 export default async function serviceRoutes(app: FastifyInstance) {
-  app.get('/services', async (req) => {
+  // A tenant's list, encoded once and read again as soon as this process writes services.
+  const lists = new StampedCache<Buffer>(['services'], SESSION_CACHE_MAX_AGE_MS, 1000);
+
+  app.get('/services', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const query = parse(listQuery, req.query);
     authorize(actor, 'catalog.view');
     // Only those who may see archived services get them; for everyone else the flag is ignored.
     const includeArchived = query.includeArchived && can(actor, 'services.showArchived');
-    const rows = await listServices(app.database.db, tenantId, { includeArchived });
-    return { services: rows.map(presentService) };
+    const body = await lists.get(`${tenantId}|${includeArchived}`, async () => {
+      const rows = await listServices(app.database.db, tenantId, { includeArchived });
+      return Buffer.from(JSON.stringify({ services: rows.map(presentService) }));
+    });
+    return reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
   });
 
   app.get<{ Params: { id: string } }>('/services/:id', async (req) => {
