@@ -5,7 +5,8 @@ import { AppError, unavailable } from '../errors';
 /**
  * One error handler: AppErrors become {error, code, field?}; Fastify's own client errors (bad
  * JSON, wrong content type, body too large) keep their status with a readable message; anything
- * else is a 500 logged with the request id and answered without details, except a lost database
+ * else is a 500 logged with the request id and answered without details, except text holding a
+ * character the database cannot store (a null character), which is a 400, and a lost database
  * connection, which is a 503 the caller may retry: the pool reconnects by itself once the database
  * answers again.
  */
@@ -20,6 +21,9 @@ export const errorsPlugin = fp(async (app) => {
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status >= 400 && status < 500) {
       return reply.status(status).send({ error: clientMessage(err, status), code: err.code ?? 'bad_request' });
+    }
+    if (isUnstorableText(err)) {
+      return reply.status(400).send({ error: NULL_CHARACTER_MESSAGE, code: 'validation' });
     }
     if (isDatabaseUnavailable(err)) {
       req.log.warn({ err }, 'database unavailable');
@@ -51,6 +55,19 @@ function clientMessage(err: FastifyError, status: number): string {
       if (status === 429) return err.message;
       return err.message && !/^FST_/.test(err.message) ? err.message : 'Invalid request';
   }
+}
+
+export const NULL_CHARACTER_MESSAGE = 'Text cannot contain null characters';
+/** character_not_in_repertoire, untranslatable_character: a null character the database cannot store. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** True when the database refused a value because of a character it cannot store; nothing was written. */
+function isUnstorableText(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNSTORABLE_TEXT.has(code)) return true;
+  }
+  return false;
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
