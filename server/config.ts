@@ -26,6 +26,8 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
   API_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  /** How long a session, tenant or service read may be reused while this process wrote nothing it came from. */
+  CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(2000),
   SEED_DEMO: boolFlag.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(8 * 60 * 60),

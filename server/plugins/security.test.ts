@@ -6,11 +6,14 @@ import { loadConfig } from '../config';
 import { buildApp } from '../app';
 import { openTestDatabase } from '../test/db';
 import { TEST_SECRET } from '../test/app';
+import { HSTS_MAX_AGE } from './security';
 import type { FastifyInstance } from 'fastify';
+import type { Database } from '../db';
 
 /** Security headers, the SPA fallback and body limits, on an app that serves a (tiny) built web app. */
 let app: FastifyInstance;
 let dispose: () => Promise<void>;
+let database: Database;
 const webRoot = mkdtempSync(join(tmpdir(), 'catalog-web-'));
 
 beforeAll(async () => {
@@ -19,6 +22,7 @@ beforeAll(async () => {
   writeFileSync(join(webRoot, 'assets', 'app-123.js'), 'console.log(1)');
   const db = await openTestDatabase();
   dispose = db.dispose;
+  database = db.database;
   app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent', API_RATE_LIMIT: '3' }), database: db.database, jwtSecret: TEST_SECRET, webRoot, logger: false });
   await app.ready();
 });
@@ -47,6 +51,26 @@ describe('security headers', () => {
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     const get = await app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://evil.example' } });
     expect(get.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('turns the browsers\' legacy XSS filter off (X-XSS-Protection: 0) and sends no HSTS over plain HTTP', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' });
+    expect(res.headers['x-xss-protection']).toBe('0');
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('sends Strict-Transport-Security for a year, subdomains left out, when the public address is https', async () => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_URL: 'https://catalog.example.com' });
+    const secure = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot, logger: false });
+    try {
+      for (const url of ['/', '/api/health', '/api/services']) {
+        const res = await secure.inject({ method: 'GET', url });
+        expect(res.headers['strict-transport-security'], url).toBe(`max-age=${HSTS_MAX_AGE}`);
+      }
+      expect(HSTS_MAX_AGE).toBe(31_536_000);
+    } finally {
+      await secure.close();
+    }
   });
 
   it('answers API calls with no-store and a request id', async () => {

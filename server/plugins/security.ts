@@ -1,12 +1,18 @@
 import fp from 'fastify-plugin';
 import helmet from '@fastify/helmet';
 
+/** A year, in seconds: how long browsers keep to HTTPS once they have seen the header. */
+export const HSTS_MAX_AGE = 365 * 24 * 60 * 60;
+
 /**
  * Security headers with a strict Content-Security-Policy: scripts only from this origin (no inline
  * script); inline style attributes are allowed because the component library sets CSS variables.
- * CORS stays closed: no Access-Control-* headers are ever sent.
+ * CORS stays closed: no Access-Control-* headers are ever sent. Strict-Transport-Security is sent
+ * when the public address is https:// (TLS ends at a proxy in front of this server); over plain
+ * HTTP browsers ignore it. Subdomains are left out: they may be other people's services.
  */
 export const securityPlugin = fp(async (app) => {
+  const https = app.config.publicUrl.startsWith('https://');
   await app.register(helmet, {
     contentSecurityPolicy: {
       useDefaults: false,
@@ -24,7 +30,7 @@ export const securityPlugin = fp(async (app) => {
       },
     },
     crossOriginEmbedderPolicy: false,
-    strictTransportSecurity: false,
+    strictTransportSecurity: https ? { maxAge: HSTS_MAX_AGE, includeSubDomains: false } : false,
     referrerPolicy: { policy: 'no-referrer' },
   });
 });

@@ -6,8 +6,6 @@ import { loadSessionUser, loadUserWithTenants } from '../db/queries/users';
 import { StampedCache } from '../db/writeStamps';
 import type { Actor } from './context';
 
-/** How long a resolved session may be reused when nothing it was read from changed in this process. */
-export const SESSION_CACHE_MAX_AGE_MS = 2000;
 const SESSION_TABLES = ['users', 'tenant_memberships', 'tenants', 'revoked_tokens', 'impersonations'];
 
 function bearer(req: FastifyRequest): string | null {
@@ -25,7 +23,7 @@ function bearer(req: FastifyRequest): string | null {
  * logout takes effect at once.
  */
 export const sessionPlugin = fp(async (app) => {
-  const cache = new StampedCache<Actor | null>(SESSION_TABLES, SESSION_CACHE_MAX_AGE_MS);
+  const cache = new StampedCache<Actor | null>(SESSION_TABLES, app.config.CACHE_MAX_AGE_MS);
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (req) => {
     if (!req.url.startsWith('/api/') || req.routeOptions.config?.public || !req.routeOptions.url) return;

@@ -5,7 +5,6 @@ import { forbidden } from '../errors';
 import { findTenantById, findTenantBySlug, type TenantRow } from '../db/queries/users';
 import { tenantScope, withScope } from '../db/scope';
 import { StampedCache } from '../db/writeStamps';
-import { SESSION_CACHE_MAX_AGE_MS } from './session';
 import type { Actor } from './context';
 
 export const TENANT_HEADER = 'x-tenant-slug';
@@ -19,7 +18,7 @@ export const TENANT_HEADER = 'x-tenant-slug';
  */
 export const tenantPlugin = fp(async (app) => {
   // Tenants are read again as soon as this process writes the tenants table.
-  const cache = new StampedCache<TenantRow | undefined>(['tenants'], SESSION_CACHE_MAX_AGE_MS);
+  const cache = new StampedCache<TenantRow | undefined>(['tenants'], app.config.CACHE_MAX_AGE_MS);
   app.decorateRequest('tenant', null);
   app.addHook('onRequest', async (req) => {
     if (!req.actor || req.routeOptions.config?.tenant === false) return;

@@ -166,15 +166,6 @@ export async function availabilitiesOfService(
     .where(and(...conditions));
 }
 
-export async function findAvailability(db: Executor, tenantId: string, aspectId: string, timeBucket: string): Promise<AvailabilityRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(availabilities)
-    .where(and(eq(availabilities.tenantId, tenantId), eq(availabilities.aspectId, aspectId), eq(availabilities.timeBucket, timeBucket)))
-    .limit(1);
-  return row;
-}
-
 export interface AvailabilityKey {
   tenantId: string;
   serviceId: string;
@@ -182,25 +173,58 @@ export interface AvailabilityKey {
   timeBucket: string;
 }
 
-/** One value per aspect and quarter: inserts or replaces it. */
-export async function upsertAvailability(db: Executor, key: AvailabilityKey, value: string): Promise<void> {
-  await db
-    .insert(availabilities)
-    .values({ ...key, value })
-    .onConflictDoUpdate({
-      target: [availabilities.aspectId, availabilities.timeBucket],
-      set: { value, version: sql`${availabilities.version} + 1`, updatedAt: sql`now()` },
-    });
-}
-
-export async function clearAvailability(db: Executor, key: AvailabilityKey): Promise<void> {
-  await db
-    .delete(availabilities)
-    .where(and(eq(availabilities.tenantId, key.tenantId), eq(availabilities.aspectId, key.aspectId), eq(availabilities.timeBucket, key.timeBucket)));
-}
-
-export async function appendHistory(db: Executor, key: AvailabilityKey, value: string, changedBy: string): Promise<void> {
-  await db.insert(availabilityHistory).values({ ...key, value, changedBy });
+/**
+ * Inside a transaction holding the service's lock: in one statement, compares the stored text with
+ * `expected` (when given), and only if it matches sets or clears the value, appends the history
+ * row and marks the service changed (version and last_updated). Answers the text stored before and
+ * whether the write was applied.
+ */
+export async function writeAvailability(
+  db: Executor,
+  key: AvailabilityKey,
+  value: string,
+  changedBy: string,
+  expected?: string | null,
+): Promise<{ current: string | null; applied: boolean }> {
+  const { tenantId, serviceId, aspectId, timeBucket } = key;
+  const check = expected !== undefined;
+  const stored = value ? value : null;
+  const res = await db.execute(sql`
+    with cur as (
+      select value from availabilities
+      where tenant_id = ${tenantId} and aspect_id = ${aspectId} and time_bucket = ${timeBucket}
+    ),
+    ok as (
+      select 1 as go where not ${check}::boolean or (select value from cur) is not distinct from ${expected ?? null}::text
+    ),
+    up as (
+      insert into availabilities (tenant_id, service_id, aspect_id, time_bucket, value)
+      select ${tenantId}::uuid, ${serviceId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${stored}::text
+      from ok where ${stored}::text is not null
+      on conflict (aspect_id, time_bucket)
+      do update set value = excluded.value, version = availabilities.version + 1, updated_at = now()
+      returning 1
+    ),
+    del as (
+      delete from availabilities
+      where tenant_id = ${tenantId} and aspect_id = ${aspectId} and time_bucket = ${timeBucket}
+        and ${stored}::text is null and exists (select 1 from ok)
+      returning 1
+    ),
+    hist as (
+      insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
+      select ${tenantId}::uuid, ${serviceId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text
+      from ok
+      returning 1
+    ),
+    touch as (
+      update services set version = version + 1, last_updated = now()
+      where tenant_id = ${tenantId} and id = ${serviceId} and exists (select 1 from ok)
+      returning 1
+    )
+    select (select value from cur) as current, exists (select 1 from ok) as applied`);
+  const row = (res as unknown as { rows: { current: string | null; applied: boolean }[] }).rows[0]!;
+  return { current: row.current ?? null, applied: Boolean(row.applied) };
 }
 
 /** An aspect's availability history, newest first. */

@@ -1,21 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { CATALOG_MESSAGES as C, setAvailabilitySchema } from '../../../common/schemas/catalog';
 import {
-  appendHistory,
   availabilitiesOfAspects,
   availabilitiesOfService,
-  clearAvailability,
-  findAvailability,
   historyOfAspect,
   listAspects,
-  upsertAvailability,
+  writeAvailability,
 } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
 import { can } from '../../policies';
 import { parse } from '../../validation';
 import { conflict } from '../../errors';
-import { authorizeService, loadWritableService, pathId, touchService } from '../../commands/serviceWrites';
+import { authorizeService, loadWritableService, pathId } from '../../commands/serviceWrites';
 import { authorizeAspect } from '../aspects/access';
 
 type IdParams = { Params: { id: string } };
@@ -32,17 +29,12 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     const input = parse(setAvailabilitySchema, req.body);
     const { aspect } = await authorizeAspect(db, actor, tenantId, input.aspectId, 'catalog.edit');
     const key = { tenantId, serviceId: aspect.serviceId, aspectId: aspect.id, timeBucket: input.timeBucket };
+    // Writes to one service run one at a time (the lock); the check and the write are one statement.
+    const expected = input.expectedValue === undefined ? undefined : input.expectedValue?.trim() || null;
     await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, aspect.serviceId);
-      const stored = (await findAvailability(tx, tenantId, aspect.id, input.timeBucket))?.value ?? null;
-      if (input.expectedValue !== undefined) {
-        const expected = input.expectedValue?.trim() || null;
-        if (expected !== stored) throw conflict(C.availabilityChanged, { current: stored });
-      }
-      if (input.value) await upsertAvailability(tx, key, input.value);
-      else await clearAvailability(tx, key);
-      await appendHistory(tx, key, input.value, actor.user.email || actor.user.name);
-      await touchService(tx, tenantId, aspect.serviceId);
+      const result = await writeAvailability(tx, key, input.value, actor.user.email || actor.user.name, expected);
+      if (!result.applied) throw conflict(C.availabilityChanged, { current: result.current });
     });
     return { availability: presentAvailability({ aspectId: aspect.id, timeBucket: input.timeBucket, value: input.value }) };
   });

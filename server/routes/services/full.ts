@@ -5,7 +5,6 @@ import { scope } from '../../plugins/context';
 import { can } from '../../policies';
 import { authorizeService, pathId, SERVICE_ACCESS_TABLES, type ServiceAccess } from '../../commands/serviceWrites';
 import { StampedCache } from '../../db/writeStamps';
-import { SESSION_CACHE_MAX_AGE_MS } from '../../plugins/session';
 import { M } from '../../../common/messages';
 import { acceptsGzip, etagMatches, FullCache } from './fullCache';
 
@@ -23,7 +22,7 @@ export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
  */
 export default async function fullServiceRoute(app: FastifyInstance) {
   const cache = new FullCache(FULL_CACHE_MAX_BYTES);
-  const access = new StampedCache<ServiceAccess | undefined>(SERVICE_ACCESS_TABLES, SESSION_CACHE_MAX_AGE_MS);
+  const access = new StampedCache<ServiceAccess | undefined>(SERVICE_ACCESS_TABLES, app.config.CACHE_MAX_AGE_MS);
 
   app.get<{ Params: { id: string } }>('/services/:id/full', async (req, reply) => {
     const { actor, tenantId } = scope(req);

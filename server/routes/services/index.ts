@@ -9,7 +9,6 @@ import { authorizeService, pathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
-import { SESSION_CACHE_MAX_AGE_MS } from '../../plugins/session';
 
 const listQuery = z.object({
   includeArchived: z
@@ -20,7 +19,7 @@ const listQuery = z.object({
 
 export default async function serviceRoutes(app: FastifyInstance) {
   // A tenant's list, encoded once and read again as soon as this process writes services.
-  const lists = new StampedCache<Buffer>(['services'], SESSION_CACHE_MAX_AGE_MS, 1000);
+  const lists = new StampedCache<Buffer>(['services'], app.config.CACHE_MAX_AGE_MS, 1000);
 
   app.get('/services', async (req, reply) => {
     const { actor, tenantId } = scope(req);
