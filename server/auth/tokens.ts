@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 
 export interface TokenClaims {
@@ -16,11 +16,15 @@ const ISSUER = 'service-catalog';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AUDIENCE = 'service-catalog-api';
 
+/** Tokens already verified, kept until they expire: checking a signature is most of a warm request. */
+const VERIFIED_MAX = 10_000;
+
 export class TokenService {
-  private readonly key: Uint8Array;
+  private readonly key: KeyObject;
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(secret: string) {
-    this.key = new TextEncoder().encode(secret);
+    this.key = createSecretKey(new TextEncoder().encode(secret));
   }
 
   async sign(input: { sub: string; ttlSeconds: number; imp?: string; tid?: string }): Promise<{ token: string; jti: string; exp: number }> {
@@ -43,6 +47,21 @@ export class TokenService {
 
   /** Verifies signature, algorithm, issuer, audience and expiry; answers null for anything wrong. */
   async verify(token: string): Promise<TokenClaims | null> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp > Date.now() / 1000) return known;
+      this.verified.delete(token);
+      return null;
+    }
+    const claims = await this.check(token);
+    if (claims) {
+      if (this.verified.size >= VERIFIED_MAX) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, Object.freeze(claims));
+    }
+    return claims;
+  }
+
+  private async check(token: string): Promise<TokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
