@@ -4,6 +4,7 @@
 --   catalog.scope      'tenant' (only catalog.tenant_id's rows), 'system' (every tenant's rows),
 --                      anything else or unset: no rows;
 --   catalog.tenant_id  the tenant's id when the scope is 'tenant'.
+-- The settings are read in sub-selects, so a query reads them once, not once per row.
 -- Roles belong to the whole server, so the role is created only when it does not exist yet.
 DO $$
 BEGIN
@@ -45,9 +46,9 @@ BEGIN
     EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
     EXECUTE format(
       $policy$CREATE POLICY tenant_isolation ON %I
-        USING (current_setting('catalog.scope', true) = 'system'
-               OR (current_setting('catalog.scope', true) = 'tenant'
-                   AND tenant_id = nullif(current_setting('catalog.tenant_id', true), '')::uuid))$policy$,
+        USING ((SELECT current_setting('catalog.scope', true)) = 'system'
+               OR ((SELECT current_setting('catalog.scope', true)) = 'tenant'
+                   AND tenant_id = (SELECT nullif(current_setting('catalog.tenant_id', true), '')::uuid)))$policy$,
       t);
   END LOOP;
 END $$;
