@@ -1,5 +1,6 @@
-// npm test: type check, the API and unit suite (Vitest), a fresh web build, then the browser suite
-// (Playwright in Chromium). Prints one closing line "N passed, N failed" over both suites.
+// npm test: type check, the API and unit suite (Vitest), a fresh web build, the browser suite
+// (Playwright in Chromium), then the scanners (sqlmap, wapiti). Prints one closing line
+// "N passed, N failed" over all of them (the scan counts as one).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +49,16 @@ if (process.env.SKIP_E2E !== '1') {
   } catch {
     results.failed += 1;
   }
+}
+
+// Suite 13 of docs/security.md: sqlmap and wapiti against the server, counted as one test. It
+// needs the web build above; SKIP_SCAN=1 leaves it out where the scanners cannot be installed.
+if (process.env.SKIP_E2E === '1' || process.env.SKIP_SCAN === '1') {
+  console.log(`\n== Scanners (sqlmap, wapiti): skipped (${process.env.SKIP_SCAN === '1' ? 'SKIP_SCAN' : 'SKIP_E2E'}=1)`);
+} else {
+  const scanned = run('Scanners (sqlmap, wapiti)', [join(root, 'scripts/scan.mjs')]);
+  ok = scanned && ok;
+  results[scanned ? 'passed' : 'failed'] += 1;
 }
 
 console.log(`\n${results.passed} passed, ${results.failed} failed`);

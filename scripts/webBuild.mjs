@@ -15,10 +15,11 @@ function newestMtime(dir) {
   return newest;
 }
 
-/** True when dist/web is missing or older than the web app's sources. */
-export function webBuildIsStale() {
-  if (!existsSync(builtIndex)) return true;
-  const built = statSync(builtIndex).mtimeMs;
+/** True when dist/web (or the build in outDir) is missing or older than the web app's sources. */
+export function webBuildIsStale(outDir) {
+  const index = outDir ? join(outDir, 'index.html') : builtIndex;
+  if (!existsSync(index)) return true;
+  const built = statSync(index).mtimeMs;
   const sources = Math.max(newestMtime(join(root, 'web')), newestMtime(join(root, 'common')), statSync(join(root, 'vite.config.ts')).mtimeMs);
   return sources > built;
 }
