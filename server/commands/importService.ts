@@ -170,78 +170,117 @@ function sanitizeIcon(icon: string | null | undefined): string | null {
   }
 }
 
-/** Rows as one JSON parameter, expanded by the database: one statement per table, whatever the size. */
-const rowsParam = (rows: unknown[]) => sql`${JSON.stringify(rows)}::jsonb`;
+/**
+ * A validated document made ready to write: texts sanitised, new ids given, and each table's rows
+ * encoded as one JSON text the database expands. Pure work without the database, so it can run
+ * off the server's event loop (server/commands/importThread.ts).
+ */
+export interface PreparedImport {
+  service: {
+    name: string;
+    slug: string;
+    description: string;
+    serviceOwner: string;
+    subscriptionModel: string;
+    iconUrl: string | null;
+    timeline: string[];
+  };
+  categories: string | null;
+  aspects: string | null;
+  availabilities: string | null;
+  roles: string | null;
+  templates: string | null;
+  counts: { categories: number; aspects: number };
+}
 
-/** Creates the service of a validated document in the tenant: all or nothing, one insert per table. */
-export async function importService(db: Executor, actor: Actor, tenantId: string, doc: CatalogDocument) {
+const rowsJson = (rows: unknown[]) => (rows.length ? JSON.stringify(rows) : null);
+
+export function prepareImport(doc: CatalogDocument): PreparedImport {
   const iconUrl = sanitizeIcon(doc.service.icon_url);
   const categoryIds = new Map(doc.categories.map((c) => [c.id, randomUUID()]));
   const aspectIds = new Map(doc.aspects.map((a) => [a.id, randomUUID()]));
-  const timeline = doc.service.timeline?.length ? doc.service.timeline : defaultTimeline();
-  const changedBy = actor.user.email;
-
-  return db.transaction(async (tx) => {
-    const slug = await freeSlug(tx, tenantId, doc.service.slug || autoSlug(doc.service.name) || 'service');
-    const [service] = await tx
-      .insert(services)
-      .values({
-        tenantId,
-        name: doc.service.name,
-        slug,
-        description: sanitizeRichText(doc.service.description),
-        serviceOwner: doc.service.service_owner ?? '',
-        subscriptionModel: doc.service.subscription_model ?? '',
-        iconUrl,
-        timeline,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (!service) throw conflict('A service with this slug was created at the same time. Please try again.');
-    const sid = service.id;
-    if (doc.categories.length) {
-      const rows = doc.categories.map((c) => ({ id: categoryIds.get(c.id), name: c.name, position: c.position }));
-      await tx.execute(sql`insert into categories (id, tenant_id, service_id, name, position)
-        select x.id, ${tenantId}::uuid, ${sid}::uuid, x.name, x.position from jsonb_to_recordset(${rowsParam(rows)}) as x(id uuid, name text, position int)`);
-    }
-    if (doc.aspects.length) {
-      const rows = doc.aspects.map((a) => ({
+  return {
+    service: {
+      name: doc.service.name,
+      slug: doc.service.slug || autoSlug(doc.service.name) || 'service',
+      description: sanitizeRichText(doc.service.description),
+      serviceOwner: doc.service.service_owner ?? '',
+      subscriptionModel: doc.service.subscription_model ?? '',
+      iconUrl,
+      timeline: doc.service.timeline?.length ? doc.service.timeline : defaultTimeline(),
+    },
+    categories: rowsJson(doc.categories.map((c) => ({ id: categoryIds.get(c.id), name: c.name, position: c.position }))),
+    aspects: rowsJson(
+      doc.aspects.map((a) => ({
         id: aspectIds.get(a.id),
         category_id: categoryIds.get(a.category_id),
         title: a.title,
         description: sanitizeRichText(a.description),
         is_public: a.is_public,
         position: a.position,
-      }));
+      })),
+    ),
+    availabilities: rowsJson(doc.availabilities.map((v) => ({ aspect_id: aspectIds.get(v.aspect_id), time_bucket: v.time_bucket, value: v.value }))),
+    roles: rowsJson(doc.roles),
+    templates: rowsJson(doc.templates),
+    counts: { categories: doc.categories.length, aspects: doc.aspects.length },
+  };
+}
+
+/** Creates the service of a validated document in the tenant: all or nothing, one insert per table. */
+export async function importService(db: Executor, actor: Actor, tenantId: string, doc: CatalogDocument) {
+  return writeImport(db, actor, tenantId, prepareImport(doc));
+}
+
+/** Writes a prepared import in one transaction, one statement per table whatever the size. */
+export async function writeImport(db: Executor, actor: Actor, tenantId: string, prepared: PreparedImport) {
+  const changedBy = actor.user.email;
+  const json = (text: string) => sql`${text}::json`;
+
+  return db.transaction(async (tx) => {
+    const slug = await freeSlug(tx, tenantId, prepared.service.slug);
+    const [service] = await tx
+      .insert(services)
+      .values({ tenantId, ...prepared.service, slug })
+      .onConflictDoNothing()
+      .returning();
+    if (!service) throw conflict('A service with this slug was created at the same time. Please try again.');
+    const sid = service.id;
+    if (prepared.categories) {
+      await tx.execute(sql`insert into categories (id, tenant_id, service_id, name, position)
+        select x.id, ${tenantId}::uuid, ${sid}::uuid, x.name, x.position from json_to_recordset(${json(prepared.categories)}) as x(id uuid, name text, position int)`);
+    }
+    if (prepared.aspects) {
       await tx.execute(sql`insert into aspects (id, tenant_id, service_id, category_id, title, description, is_public, position)
         select x.id, ${tenantId}::uuid, ${sid}::uuid, x.category_id, x.title, x.description, x.is_public, x.position
-        from jsonb_to_recordset(${rowsParam(rows)}) as x(id uuid, category_id uuid, title text, description text, is_public boolean, position int)`);
+        from json_to_recordset(${json(prepared.aspects)}) as x(id uuid, category_id uuid, title text, description text, is_public boolean, position int)`);
     }
-    if (doc.availabilities.length) {
-      const rows = doc.availabilities.map((v) => ({ aspect_id: aspectIds.get(v.aspect_id), time_bucket: v.time_bucket, value: v.value }));
-      const param = rowsParam(rows);
-      await tx.execute(sql`insert into availabilities (tenant_id, service_id, aspect_id, time_bucket, value)
-        select ${tenantId}::uuid, ${sid}::uuid, x.aspect_id, x.time_bucket, x.value
-        from jsonb_to_recordset(${param}) as x(aspect_id uuid, time_bucket text, value text)`);
-      await tx.execute(sql`insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
-        select ${tenantId}::uuid, ${sid}::uuid, x.aspect_id, x.time_bucket, x.value, ${changedBy}
-        from jsonb_to_recordset(${param}) as x(aspect_id uuid, time_bucket text, value text)`);
+    if (prepared.availabilities) {
+      // The texts and their first history rows from one parameter, in one statement.
+      await tx.execute(sql`with x as materialized (
+          select * from json_to_recordset(${json(prepared.availabilities)}) as x(aspect_id uuid, time_bucket text, value text)
+        ), texts as (
+          insert into availabilities (tenant_id, service_id, aspect_id, time_bucket, value)
+          select ${tenantId}::uuid, ${sid}::uuid, x.aspect_id, x.time_bucket, x.value from x
+        )
+        insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
+        select ${tenantId}::uuid, ${sid}::uuid, x.aspect_id, x.time_bucket, x.value, ${changedBy} from x`);
     }
-    if (doc.roles.length) {
+    if (prepared.roles) {
       await tx.execute(sql`insert into actor_roles (tenant_id, service_id, role_name, position)
-        select ${tenantId}::uuid, ${sid}::uuid, x.role_name, x.position from jsonb_to_recordset(${rowsParam(doc.roles)}) as x(role_name text, position int)`);
+        select ${tenantId}::uuid, ${sid}::uuid, x.role_name, x.position from json_to_recordset(${json(prepared.roles)}) as x(role_name text, position int)`);
     }
-    if (doc.templates.length) {
+    if (prepared.templates) {
       await tx.execute(sql`insert into quick_templates (tenant_id, service_id, template_text, position)
         select ${tenantId}::uuid, ${sid}::uuid, x.template_text, x.position
-        from jsonb_to_recordset(${rowsParam(doc.templates)}) as x(template_text text, position int)`);
+        from json_to_recordset(${json(prepared.templates)}) as x(template_text text, position int)`);
     }
     await writeAudit(tx, actor, {
       tenantId,
       action: 'service.import',
       targetType: 'service',
       targetId: sid,
-      details: { slug, categories: doc.categories.length, aspects: doc.aspects.length },
+      details: { slug, categories: prepared.counts.categories, aspects: prepared.counts.aspects },
     });
     return service;
   });

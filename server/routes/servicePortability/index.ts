@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { IMPORT_MAX_COMPRESSED_BYTES } from '../../../common/limits';
 import { moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
-import { IMPORT_MESSAGES, importService, readCatalogFile } from '../../commands/importService';
+import { IMPORT_MESSAGES, writeImport } from '../../commands/importService';
+import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
 import { findTenantById } from '../../db/queries/users';
 import { AppError, forbidden, invalid, notFound, tooLarge } from '../../errors';
@@ -52,6 +53,9 @@ async function readUpload(req: FastifyRequest): Promise<Buffer> {
 /** Import of a .catalog file, move to another tenant, and permanent delete. */
 export default async function servicePortabilityRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
+  // Files are unpacked, validated and prepared off the event loop.
+  const importThread = new ImportThread();
+  app.addHook('onClose', () => importThread.close());
   // Multipart is parsed only by the routes of this plugin.
   await app.register(multipart, { limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1 } });
 
@@ -59,8 +63,8 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     authorize(actor, 'service.admin', { tenantId });
     const file = await readUpload(req);
-    const doc = await readCatalogFile(file);
-    const service = await importService(db(), actor, tenantId, doc);
+    const prepared = await importThread.prepare(file);
+    const service = await writeImport(db(), actor, tenantId, prepared);
     return reply.status(201).send({ service: presentService(service) });
   });
 
