@@ -5,8 +5,9 @@ import type { Executor } from '../db';
 import type { ServiceRow } from '../db/queries/services';
 import { loadServiceContent } from '../db/queries/settings';
 
-export const CATALOG_FORMAT = 'service-catalog';
-export const CATALOG_VERSION = 1;
+import { CATALOG_FORMAT, CATALOG_VERSION } from './catalogFile';
+
+export { CATALOG_FORMAT, CATALOG_VERSION };
 
 /** The .catalog document of one service: everything needed to recreate it elsewhere. */
 export async function buildCatalogDocument(db: Executor, service: ServiceRow) {

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../errors';
-import type { PreparedImport } from './importService';
+import type { PreparedImport } from './catalogFile';
 
 interface Reply {
   id: number;
@@ -28,6 +28,11 @@ export class ImportThread {
       // A copy goes across; the upload's own buffer stays with the request.
       worker.postMessage({ id, file: new Uint8Array(file) });
     });
+  }
+
+  /** Starts the thread ahead of the first import, so that one does not wait for it to load. */
+  warm(): void {
+    this.start();
   }
 
   async close(): Promise<void> {

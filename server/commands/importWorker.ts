@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../errors';
-import { prepareImport, readCatalogFile } from './importService';
+import { prepareImport, readCatalogFile } from './catalogFile';
 
 parentPort!.on('message', async (msg: { id: number; file: Uint8Array }) => {
   try {

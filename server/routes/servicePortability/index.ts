@@ -55,6 +55,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
   // Files are unpacked, validated and prepared off the event loop.
   const importThread = new ImportThread();
+  app.addHook('onReady', async () => importThread.warm());
   app.addHook('onClose', () => importThread.close());
   // Multipart is parsed only by the routes of this plugin.
   await app.register(multipart, { limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1 } });

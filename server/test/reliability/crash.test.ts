@@ -193,6 +193,8 @@ describe('crash safety', () => {
     report('embedded', tally);
     expect(tally.kills).toBe(CYCLES);
     expect(tally.acknowledgedWrites).toBeGreaterThan(0);
+    // Imports must be acknowledged inside the kill window too, or the figure would say nothing of them.
+    if (CYCLES >= 10) expect(tally.acknowledgedImports).toBeGreaterThan(0);
   }, 60_000 + CYCLES * 30_000);
 
   if (process.env.TEST_DATABASE_URL) it(`keeps every acknowledged write and import across ${CYCLES} kill -9 on PostgreSQL`, async () => {
@@ -202,5 +204,7 @@ describe('crash safety', () => {
     report('postgres', tally);
     expect(tally.kills).toBe(CYCLES);
     expect(tally.acknowledgedWrites).toBeGreaterThan(0);
+    // Imports must be acknowledged inside the kill window too, or the figure would say nothing of them.
+    if (CYCLES >= 10) expect(tally.acknowledgedImports).toBeGreaterThan(0);
   }, 60_000 + CYCLES * 30_000);
 });

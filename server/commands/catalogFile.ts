@@ -1,0 +1,220 @@
+/**
+ * The .catalog file format: reading, validating and preparing a file for writing. Nothing here
+ * touches the database, so it also runs in the import thread (server/commands/importThread.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { z } from 'zod';
+import {
+  IMPORT_MAX_COMPRESSED_BYTES,
+  IMPORT_MAX_UNPACKED_BYTES,
+  MAX_NAME_LENGTH,
+  MAX_RICH_TEXT_LENGTH,
+  MAX_SLUG_LENGTH,
+  MAX_TEXT_LENGTH,
+  MAX_TIMELINE_QUARTERS,
+} from '../../common/limits';
+import { defaultTimeline, QUARTER_PATTERN, quarterRange } from '../../common/quarters';
+import { autoSlug, SLUG_PATTERN } from '../../common/slug';
+import { validateIcon } from '../content/icon';
+import { sanitizeRichText } from '../content/sanitize';
+import { AppError, invalid, tooLarge } from '../errors';
+
+export const CATALOG_FORMAT = 'service-catalog';
+export const CATALOG_VERSION = 1;
+
+export const IMPORT_MESSAGES = {
+  fileRequired: 'Please choose a .catalog file to import',
+  incompleteUpload: 'The upload was incomplete. Please choose the .catalog file again',
+  notGzip: 'This file is not a .catalog export (it is not gzip-compressed)',
+  corrupt: 'This .catalog file is damaged and cannot be unpacked',
+  badJson: 'This .catalog file does not contain valid JSON',
+  tooDeep: 'This .catalog file is nested too deeply',
+  nulCharacter: 'This .catalog file contains a null character, which cannot be stored',
+  wrongFormat: 'This file is not a service catalog export',
+  wrongVersion: `This .catalog file has an unsupported version (expected ${CATALOG_VERSION})`,
+  forbiddenKey: 'This .catalog file contains a forbidden key',
+  tooLargeCompressed: `The file is too large: at most ${IMPORT_MAX_COMPRESSED_BYTES / 1024 / 1024} MB`,
+  tooLargeUnpacked: `The file unpacks to more than ${IMPORT_MAX_UNPACKED_BYTES / 1024 / 1024} MB`,
+  invalidContent: 'This .catalog file is invalid',
+} as const;
+const I = IMPORT_MESSAGES;
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const text = (max: number) => z.string().max(max);
+const position = z.number().int().min(0).max(1_000_000);
+const fileId = z.string().min(1).max(100);
+
+const documentSchema = z
+  .strictObject({
+    format: z.literal(CATALOG_FORMAT, { error: I.wrongFormat }),
+    version: z.literal(CATALOG_VERSION, { error: I.wrongVersion }),
+    exported_at: z.string().max(100).optional(),
+    service: z.strictObject({
+      name: text(MAX_NAME_LENGTH).trim().min(1),
+      slug: text(MAX_SLUG_LENGTH).regex(SLUG_PATTERN).optional(),
+      description: text(MAX_RICH_TEXT_LENGTH).nullish(),
+      service_owner: text(MAX_TEXT_LENGTH).nullish(),
+      subscription_model: text(MAX_TEXT_LENGTH).nullish(),
+      icon_url: z.string().max(200_000).nullish(),
+      timeline: z.array(z.string().regex(QUARTER_PATTERN)).max(MAX_TIMELINE_QUARTERS).optional(),
+    }),
+    categories: z.array(z.strictObject({ id: fileId, name: text(MAX_NAME_LENGTH).trim().min(1), position })).max(10_000),
+    aspects: z
+      .array(
+        z.strictObject({
+          id: fileId,
+          category_id: fileId,
+          title: text(MAX_NAME_LENGTH).trim().min(1),
+          description: text(MAX_RICH_TEXT_LENGTH).nullish(),
+          is_public: z.boolean(),
+          position,
+        }),
+      )
+      .max(100_000),
+    availabilities: z
+      .array(z.strictObject({ aspect_id: fileId, time_bucket: z.string().regex(QUARTER_PATTERN), value: text(MAX_TEXT_LENGTH) }))
+      .max(1_000_000),
+    roles: z.array(z.strictObject({ role_name: text(MAX_NAME_LENGTH).trim().min(1), position })).max(10_000),
+    templates: z.array(z.strictObject({ template_text: text(MAX_TEXT_LENGTH).trim().min(1), position })).max(10_000),
+  })
+  .superRefine((doc, ctx) => {
+    const categoryIds = new Set<string>();
+    for (const c of doc.categories) {
+      if (categoryIds.has(c.id)) ctx.addIssue({ code: 'custom', message: 'Duplicate category id', path: ['categories'] });
+      categoryIds.add(c.id);
+    }
+    const aspectIds = new Set<string>();
+    for (const a of doc.aspects) {
+      if (aspectIds.has(a.id)) ctx.addIssue({ code: 'custom', message: 'Duplicate aspect id', path: ['aspects'] });
+      if (!categoryIds.has(a.category_id)) ctx.addIssue({ code: 'custom', message: 'An aspect names an unknown category', path: ['aspects'] });
+      aspectIds.add(a.id);
+    }
+    const cells = new Set<string>();
+    for (const v of doc.availabilities) {
+      const key = `${v.aspect_id}|${v.time_bucket}`;
+      if (!aspectIds.has(v.aspect_id)) ctx.addIssue({ code: 'custom', message: 'An availability names an unknown aspect', path: ['availabilities'] });
+      if (cells.has(key)) ctx.addIssue({ code: 'custom', message: 'Duplicate availability', path: ['availabilities'] });
+      cells.add(key);
+    }
+    const t = doc.service.timeline;
+    if (t?.length && quarterRange(t[0]!, t[t.length - 1]!).join() !== t.join()) {
+      ctx.addIssue({ code: 'custom', message: 'The timeline must be contiguous, ordered quarters', path: ['service', 'timeline'] });
+    }
+  });
+export type CatalogDocument = z.infer<typeof documentSchema>;
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+/**
+ * Unpacks and validates a whole .catalog file before anything is written. Unpacking stops as soon
+ * as the output passes the limit, so a gzip bomb costs no more than the limit.
+ */
+export async function readCatalogFile(file: Buffer): Promise<CatalogDocument> {
+  if (file.length < 2 || file[0] !== GZIP_MAGIC[0] || file[1] !== GZIP_MAGIC[1]) throw invalid(I.notGzip, 'file');
+  let json: Buffer;
+  try {
+    json = await promisify(gunzip)(file, { maxOutputLength: IMPORT_MAX_UNPACKED_BYTES });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge(I.tooLargeUnpacked);
+    throw invalid(I.corrupt, 'file');
+  }
+  let data: unknown;
+  let forbidden = false;
+  let nul = false;
+  try {
+    data = JSON.parse(json.toString('utf8'), function reviver(key, value) {
+      if (FORBIDDEN_KEYS.has(key)) forbidden = true;
+      // The database's text type cannot hold U+0000.
+      if (typeof value === 'string' && value.includes('\u0000')) nul = true;
+      return value;
+    });
+  } catch (err) {
+    // The reviver walks the parsed tree recursively: nesting deeper than the stack is a RangeError.
+    throw invalid(err instanceof RangeError ? I.tooDeep : I.badJson, 'file');
+  }
+  if (forbidden) throw invalid(I.forbiddenKey, 'file');
+  if (nul) throw invalid(I.nulCharacter, 'file');
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid(I.wrongFormat, 'file');
+  const record = data as Record<string, unknown>;
+  if (record.format !== CATALOG_FORMAT) throw invalid(I.wrongFormat, 'file');
+  if (record.version !== CATALOG_VERSION) throw invalid(I.wrongVersion, 'file');
+  const parsed = documentSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` (${issue.path.join('.')})` : '';
+    throw invalid(`${I.invalidContent}: ${issue?.message ?? 'invalid content'}${where}`, 'file');
+  }
+  return parsed.data;
+}
+
+
+function sanitizeIcon(icon: string | null | undefined): string | null {
+  if (!icon) return null;
+  try {
+    return validateIcon(icon);
+  } catch (err) {
+    if (err instanceof AppError) throw invalid(`${I.invalidContent}: ${err.message} (service.icon_url)`, 'file');
+    throw err;
+  }
+}
+
+/**
+ * A validated document made ready to write: texts sanitised, new ids given, and each table's rows
+ * encoded as one JSON text the database expands. Pure work without the database, so it can run
+ * off the server's event loop (server/commands/importThread.ts).
+ */
+export interface PreparedImport {
+  service: {
+    name: string;
+    slug: string;
+    description: string;
+    serviceOwner: string;
+    subscriptionModel: string;
+    iconUrl: string | null;
+    timeline: string[];
+  };
+  categories: string | null;
+  aspects: string | null;
+  availabilities: string | null;
+  roles: string | null;
+  templates: string | null;
+  counts: { categories: number; aspects: number };
+}
+
+const rowsJson = (rows: unknown[]) => (rows.length ? JSON.stringify(rows) : null);
+
+export function prepareImport(doc: CatalogDocument): PreparedImport {
+  const iconUrl = sanitizeIcon(doc.service.icon_url);
+  const categoryIds = new Map(doc.categories.map((c) => [c.id, randomUUID()]));
+  const aspectIds = new Map(doc.aspects.map((a) => [a.id, randomUUID()]));
+  return {
+    service: {
+      name: doc.service.name,
+      slug: doc.service.slug || autoSlug(doc.service.name) || 'service',
+      description: sanitizeRichText(doc.service.description),
+      serviceOwner: doc.service.service_owner ?? '',
+      subscriptionModel: doc.service.subscription_model ?? '',
+      iconUrl,
+      timeline: doc.service.timeline?.length ? doc.service.timeline : defaultTimeline(),
+    },
+    categories: rowsJson(doc.categories.map((c) => ({ id: categoryIds.get(c.id), name: c.name, position: c.position }))),
+    aspects: rowsJson(
+      doc.aspects.map((a) => ({
+        id: aspectIds.get(a.id),
+        category_id: categoryIds.get(a.category_id),
+        title: a.title,
+        description: sanitizeRichText(a.description),
+        is_public: a.is_public,
+        position: a.position,
+      })),
+    ),
+    availabilities: rowsJson(doc.availabilities.map((v) => ({ aspect_id: aspectIds.get(v.aspect_id), time_bucket: v.time_bucket, value: v.value }))),
+    roles: rowsJson(doc.roles),
+    templates: rowsJson(doc.templates),
+    counts: { categories: doc.categories.length, aspects: doc.aspects.length },
+  };
+}
+
