@@ -12,8 +12,8 @@ export interface Figure {
   unit: string;
   /** Same figure of the bare node:http server, same bytes, tool and concurrency. */
   baseline?: number;
-  /** The issue's target, with the direction that meets it. */
-  target?: { value: number; atMost: boolean };
+  /** The issue's target, with the direction that meets it; `within`: the value's size (either sign) is at most `value`. */
+  target?: { value: number; atMost: boolean; within?: boolean };
 }
 
 export interface BenchOptions {

@@ -1,34 +1,70 @@
 /**
- * npm run bench: builds the bench tenant through the API, measures every figure against a bare
- * node:http server answering the same bytes, and writes docs/performance.md.
+ * npm run bench: measures the product's figures and writes docs/performance.md (and the results
+ * behind it, docs/performance.json). The steps, all by default, or those in BENCH_STEPS:
+ *
+ * - api: builds the bench tenant through the API, measures every figure against a bare node:http
+ *   server answering the same bytes (bench/measure.ts);
+ * - memory: RSS and event-loop delay under a mixed read/write load (bench/memory.ts);
+ * - browser: the large roadmap in headless Chromium, and the login page's JavaScript (bench/browser.ts);
+ * - pglite: resident memory of the embedded database's settings (bench/pgliteMemory.ts).
  *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
- * figure, median taken; default 3); BENCH_SECONDS (seconds per wrk run); BENCH_PORT (default
- * 3190, the baseline uses the next port); DATABASE_URL: also measure on PostgreSQL, in a fresh
- * database created on that server and dropped afterwards.
+ * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
+ * run); BENCH_MEMORY_SECONDS (the mixed load's duration, default 300); BENCH_PORT (default 3190,
+ * the baseline uses the next port); DATABASE_URL: also measure api and memory on PostgreSQL, each
+ * in a fresh database created on that server and dropped afterwards.
  */
 import { execSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { measureBrowser } from './browser';
 import { SCALES } from './data';
 import { ensureWrk } from './http';
-import { measure, type Figure } from './measure';
-import { measurePgliteMemory, type MemoryRow } from './pgliteMemory';
-import { renderReport } from './report';
+import { measure } from './measure';
+import { benchDatabase, measureMemory, memoryOptionsFromEnv } from './memory';
+import { measurePgliteMemory } from './pgliteMemory';
+import { renderReport, type BenchResults, type DatabaseFigures, type Machine } from './report';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
+const STEPS = ['api', 'memory', 'browser', 'pglite'] as const;
+const EMBEDDED = 'Embedded (PGlite in a worker thread)';
+const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
+const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
 
-async function adminQuery(url: string, text: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
+function machineNow(scale: string, runs: number, seconds: number): Machine {
+  return {
+    commit: safe(() => execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim()),
+    cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+    memory: `${(totalmem() / 1024 ** 3).toFixed(1)} GB`,
+    load: loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' '),
+    node: process.version,
+    date: new Date().toISOString(),
+    scale,
+    runs,
+    seconds,
+  };
+}
+
+/** Runs `measureOn` on the embedded database, then on a fresh PostgreSQL database when DATABASE_URL is set. */
+async function perDatabase(prefix: string, measureOn: (databaseUrl?: string) => Promise<{ figures: DatabaseFigures['figures']; notes: string[] }>): Promise<DatabaseFigures[]> {
+  log(`${prefix}: embedded database`);
+  const embedded = await measureOn();
+  const out: DatabaseFigures[] = [{ database: EMBEDDED, figures: embedded.figures, notes: embedded.notes }];
+  const base = process.env.DATABASE_URL;
+  if (base) {
+    const database = await benchDatabase(base, prefix);
+    try {
+      log(`${prefix}: PostgreSQL`);
+      const postgres = await measureOn(database.url);
+      out.push({ database: 'PostgreSQL', figures: postgres.figures, notes: postgres.notes });
+    } finally {
+      await database.drop();
+    }
   }
+  return out;
 }
 
 async function main() {
@@ -37,44 +73,43 @@ async function main() {
   const runs = Number(process.env.BENCH_RUNS ?? 3);
   const seconds = Number(process.env.BENCH_SECONDS ?? (scaleName === 'small' ? 2 : 5));
   const port = Number(process.env.BENCH_PORT ?? 3190);
-  if (!ensureWrk()) throw new Error('wrk is needed: apt-get install wrk (as root)');
-  const machine = {
-    commit: safe(() => execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim()),
-    cpus: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
-    memory: `${(totalmem() / 1024 ** 3).toFixed(1)} GB`,
-    load: loadavg().map((l) => l.toFixed(1)).join(' '),
-    node: process.version,
-    date: new Date().toISOString(),
-    scale: scaleName,
-    runs,
-    seconds,
+  const steps = (process.env.BENCH_STEPS ?? STEPS.join(',')).split(',').map((s) => s.trim());
+  const unknown = steps.filter((s) => !(STEPS as readonly string[]).includes(s));
+  if (unknown.length) throw new Error(`unknown BENCH_STEPS ${unknown.join(', ')}: use ${STEPS.join(', ')}`);
+  if (steps.includes('api') && !ensureWrk()) throw new Error('wrk is needed: apt-get install wrk (as root)');
+  const results: BenchResults = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
+  const save = () => {
+    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(REPORT, renderReport(results));
   };
-  const common = { scale, runs, seconds, writes: scaleName === 'small' ? 200 : 1000, port, log };
-  const results: { database: string; figures: Figure[]; notes: string[] }[] = [];
 
-  log(`embedded database, scale ${scaleName}`);
-  results.push({ database: 'Embedded (PGlite in a worker thread)', ...(await measure(common)) });
-
-  const base = process.env.DATABASE_URL;
-  if (base) {
-    const name = `catalog_bench_${randomBytes(4).toString('hex')}`;
-    await adminQuery(base, `create database ${name}`);
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    try {
-      log(`PostgreSQL, scale ${scaleName}`);
-      results.push({ database: 'PostgreSQL', ...(await measure({ ...common, databaseUrl: url.toString() })) });
-    } finally {
-      await adminQuery(base, `drop database if exists ${name} with (force)`);
-    }
+  if (steps.includes('api')) {
+    const machine = machineNow(scaleName, runs, seconds);
+    const common = { scale, runs, seconds, writes: scaleName === 'small' ? 200 : 1000, port, log };
+    results.api = { machine, results: await perDatabase('catalog_bench', (databaseUrl) => measure({ ...common, databaseUrl })) };
+    save();
   }
-
-  log('embedded database memory settings');
-  const memory: MemoryRow[] = await measurePgliteMemory(scaleName === 'small' ? 1 : runs);
-
-  const out = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
-  writeFileSync(out, renderReport(machine, results, memory));
-  log(`wrote ${out}`);
+  if (steps.includes('memory')) {
+    const options = { ...memoryOptionsFromEnv(log), scale, port };
+    const machine = machineNow(scaleName, 1, options.seconds);
+    results.memory = { machine, results: await perDatabase('catalog_bench_memory', (databaseUrl) => measureMemory({ ...options, databaseUrl })) };
+    save();
+  }
+  if (steps.includes('browser')) {
+    const browserRuns = Math.max(5, runs);
+    const machine = machineNow(scaleName, browserRuns, 0);
+    log('browser: the large roadmap in Chromium');
+    results.browser = { machine, ...(await measureBrowser({ scale, runs: browserRuns, port, log })) };
+    save();
+  }
+  if (steps.includes('pglite')) {
+    const pgliteRuns = scaleName === 'small' ? 1 : runs;
+    log('embedded database memory settings');
+    results.pglite = { machine: machineNow(scaleName, pgliteRuns, 0), rows: await measurePgliteMemory(pgliteRuns) };
+    save();
+  }
+  save();
+  log(`wrote ${REPORT}`);
 }
 
 function safe(run: () => string): string {

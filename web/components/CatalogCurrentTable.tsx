@@ -1,7 +1,9 @@
 import './RoadmapTable.css';
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import type { Aspect, CatalogGroup } from '../api/catalog';
+import { BriefRow } from './RoadmapTableRow';
 import { SafeHtml } from './SafeHtml';
+import { groupOffsets, groupRange, useRowWindow, windowRowAttributes } from './useRowWindow';
 
 interface Props {
   groups: CatalogGroup[];
@@ -11,10 +13,10 @@ interface Props {
   emptyText: string;
 }
 
-const CurrentRow = memo(function CurrentRow({ aspect, bucket }: { aspect: Aspect; bucket: string | undefined }) {
+const CurrentRow = memo(function CurrentRow({ aspect, index, bucket }: { aspect: Aspect; index: number; bucket: string | undefined }) {
   const value = bucket ? aspect.availabilities[bucket] : undefined;
   return (
-    <tr className={aspect.is_public ? 'roadmap-row' : 'roadmap-row roadmap-row-private'} data-testid="current-row">
+    <tr className={aspect.is_public ? 'roadmap-row' : 'roadmap-row roadmap-row-private'} data-testid="current-row" {...windowRowAttributes(aspect.id, index, true)}>
       <th scope="row" className="roadmap-aspect-cell">
         <div className="roadmap-aspect">
           <span className="roadmap-title">{aspect.title}</span>
@@ -29,11 +31,54 @@ const CurrentRow = memo(function CurrentRow({ aspect, bucket }: { aspect: Aspect
   );
 });
 
-/** The current view: Aspect and Description grouped by category, with each aspect's availability this quarter. */
-export function CatalogCurrentTable({ groups, bucket, searching, emptyText }: Props) {
+interface GroupProps {
+  group: CatalogGroup;
+  bucket: string | undefined;
+  /** Index of the group's first aspect in display order, and its aspects in full (see useRowWindow). */
+  offset: number;
+  fullFrom: number;
+  fullTo: number;
+  pinnedId: string | null;
+  heightOf: (id: string) => number;
+}
+
+const CurrentGroup = memo(function CurrentGroup({ group, bucket, offset, fullFrom, fullTo, pinnedId, heightOf }: GroupProps) {
+  return (
+    <tbody>
+      <tr className="roadmap-category-row">
+        <th colSpan={2} scope="colgroup">
+          <span className="roadmap-category-name">{group.category.name}</span>
+        </th>
+      </tr>
+      {group.aspects.length === 0 ? (
+        <tr>
+          <td colSpan={2} className="roadmap-empty">
+            No aspects in this category
+          </td>
+        </tr>
+      ) : (
+        group.aspects.map((aspect, i) =>
+          (i >= fullFrom && i <= fullTo) || aspect.id === pinnedId ? (
+            <CurrentRow key={aspect.id} aspect={aspect} index={offset + i} bucket={bucket} />
+          ) : (
+            <BriefRow key={aspect.id} aspect={aspect} index={offset + i} columns={2} height={heightOf(aspect.id)} testId="current-row" />
+          ),
+        )
+      )}
+    </tbody>
+  );
+});
+
+/**
+ * The current view: Aspect and Description grouped by category, with each aspect's availability
+ * this quarter. Rows far from the viewport render in brief (useRowWindow).
+ */
+export const CatalogCurrentTable = memo(function CatalogCurrentTable({ groups, bucket, searching, emptyText }: Props) {
+  const { offsets, rows } = useMemo(() => groupOffsets(groups), [groups]);
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(rows);
   return (
     <div className="roadmap-scroll" role="region" aria-label="Current availability" tabIndex={0}>
-      <table className="roadmap-table" data-testid="current-table">
+      <table className="roadmap-table" data-testid="current-table" ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
         {bucket ? <caption className="current-caption">Availability for {bucket}</caption> : null}
         <thead>
           <tr>
@@ -54,26 +99,24 @@ export function CatalogCurrentTable({ groups, bucket, searching, emptyText }: Pr
             </tr>
           </tbody>
         ) : (
-          groups.map((group) => (
-            <tbody key={group.category.id}>
-              <tr className="roadmap-category-row">
-                <th colSpan={2} scope="colgroup">
-                  <span className="roadmap-category-name">{group.category.name}</span>
-                </th>
-              </tr>
-              {group.aspects.length === 0 ? (
-                <tr>
-                  <td colSpan={2} className="roadmap-empty">
-                    No aspects in this category
-                  </td>
-                </tr>
-              ) : (
-                group.aspects.map((aspect) => <CurrentRow key={aspect.id} aspect={aspect} bucket={bucket} />)
-              )}
-            </tbody>
-          ))
+          groups.map((group, g) => {
+            const [fullFrom, fullTo] = groupRange(range, offsets[g]!, group.aspects.length);
+            const pinned = focusedKey !== null && group.aspects.some((a) => a.id === focusedKey);
+            return (
+              <CurrentGroup
+                key={group.category.id}
+                group={group}
+                bucket={bucket}
+                offset={offsets[g]!}
+                fullFrom={fullFrom}
+                fullTo={fullTo}
+                pinnedId={pinned ? focusedKey : null}
+                heightOf={heightOf}
+              />
+            );
+          })
         )}
       </table>
     </div>
   );
-}
+});

@@ -9,9 +9,10 @@ import {
   type DragEndEvent,
 } from '@dnd-kit/core';
 import { SortableContext, arrayMove, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable';
-import { memo, useCallback, useMemo } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import type { Aspect, CatalogGroup, Category } from '../api/catalog';
-import { RoadmapRow, SortableRoadmapRow, type RoadmapRowHandlers } from './RoadmapTableRow';
+import { BriefRow, RoadmapRow, SortableRoadmapRow, type RoadmapRowHandlers } from './RoadmapTableRow';
+import { groupOffsets, groupRange, useRowWindow } from './useRowWindow';
 
 export interface RoadmapTableHandlers extends RoadmapRowHandlers {
   onEditCategory: (category: Category) => void;
@@ -37,7 +38,20 @@ interface GroupProps {
   /** Dragging is offered only on the full, unfiltered list of a category. */
   sortable: boolean;
   handlers: RoadmapTableHandlers;
+  /** Index of the group's first aspect in the table's display order. */
+  offset: number;
+  /** The group's aspects rendered in full (indices within the group); the others in brief. */
+  fullFrom: number;
+  fullTo: number;
+  /** An aspect of this group that stays in full wherever it is (it holds the focus). */
+  pinnedId: string | null;
+  heightOf: (id: string) => number;
 }
+
+type RowsProps = Omit<GroupProps, 'editable'>;
+
+/** Whether the group's aspect at position `i` renders in full. */
+const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <= p.fullTo) || id === p.pinnedId;
 
 const dndAccessibility = { container: typeof document === 'undefined' ? undefined : document.body };
 
@@ -63,14 +77,24 @@ function CategoryHeader({ category, columns, editable, handlers }: { category: C
   );
 }
 
-function SortableRows({ group, timeline, handlers }: Omit<GroupProps, 'editable' | 'sortable'>) {
+/**
+ * The editable rows of a category, which can be dragged unless a search filters them (the rows stay
+ * mounted either way, so a search does not rebuild them). Only rows in full take part: the dragged
+ * row stays in full while it moves, and a drop lands at the position of the row it is dropped on.
+ */
+function SortableRows(props: RowsProps) {
+  const { group, timeline, handlers, offset, heightOf, sortable } = props;
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
     useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
   );
+  const [dragging, setDragging] = useState<string | null>(null);
+  const full = (aspect: Aspect, i: number) => isFull(props, i, aspect.id) || aspect.id === dragging;
   const ids = useMemo(() => group.aspects.map((a) => a.id), [group.aspects]);
+  const fullIds = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
   const onDragEnd = useCallback(
     ({ active, over }: DragEndEvent) => {
+      setDragging(null);
       if (!over || active.id === over.id) return;
       const from = ids.indexOf(String(active.id));
       const to = ids.indexOf(String(over.id));
@@ -80,17 +104,29 @@ function SortableRows({ group, timeline, handlers }: Omit<GroupProps, 'editable'
     [ids, group.category.id, handlers],
   );
   return (
-    <DndContext sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd} accessibility={dndAccessibility}>
-      <SortableContext items={ids} strategy={verticalListSortingStrategy}>
-        {group.aspects.map((aspect) => (
-          <SortableRoadmapRow key={aspect.id} aspect={aspect} timeline={timeline} editable handlers={handlers} />
-        ))}
+    <DndContext
+      sensors={sensors}
+      collisionDetection={closestCenter}
+      onDragStart={({ active }) => setDragging(String(active.id))}
+      onDragCancel={() => setDragging(null)}
+      onDragEnd={onDragEnd}
+      accessibility={dndAccessibility}
+    >
+      <SortableContext items={fullIds} strategy={verticalListSortingStrategy}>
+        {group.aspects.map((aspect, i) =>
+          full(aspect, i) ? (
+            <SortableRoadmapRow key={aspect.id} aspect={aspect} index={offset + i} timeline={timeline} editable sortable={sortable} handlers={handlers} />
+          ) : (
+            <BriefRow key={aspect.id} aspect={aspect} index={offset + i} columns={timeline.length + 2} height={heightOf(aspect.id)} testId="aspect-row" />
+          ),
+        )}
       </SortableContext>
     </DndContext>
   );
 }
 
-const CategoryGroup = memo(function CategoryGroup({ group, timeline, editable, sortable, handlers }: GroupProps) {
+const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
+  const { group, timeline, editable, handlers, offset, heightOf } = props;
   const columns = timeline.length + 2;
   return (
     <tbody className="roadmap-group">
@@ -101,20 +137,31 @@ const CategoryGroup = memo(function CategoryGroup({ group, timeline, editable, s
             No aspects in this category
           </td>
         </tr>
-      ) : editable && sortable ? (
-        <SortableRows group={group} timeline={timeline} handlers={handlers} />
+      ) : editable ? (
+        <SortableRows {...props} />
       ) : (
-        group.aspects.map((aspect: Aspect) => <RoadmapRow key={aspect.id} aspect={aspect} timeline={timeline} editable={editable} handlers={handlers} />)
+        group.aspects.map((aspect: Aspect, i) =>
+          isFull(props, i, aspect.id) ? (
+            <RoadmapRow key={aspect.id} aspect={aspect} index={offset + i} timeline={timeline} editable={editable} handlers={handlers} />
+          ) : (
+            <BriefRow key={aspect.id} aspect={aspect} index={offset + i} columns={columns} height={heightOf(aspect.id)} testId="aspect-row" />
+          ),
+        )
       )}
     </tbody>
   );
 });
 
-/** The roadmap: Aspect, Description and one column per quarter, rows grouped under category header rows. */
-export function RoadmapTable({ groups, timeline, editable, searching, handlers, emptyText }: Props) {
+/**
+ * The roadmap: Aspect, Description and one column per quarter, rows grouped under category header
+ * rows. Rows far from the viewport render in brief (useRowWindow), so hundreds of aspects stay fast.
+ */
+export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, editable, searching, handlers, emptyText }: Props) {
+  const { offsets, rows } = useMemo(() => groupOffsets(groups), [groups]);
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(rows);
   return (
     <div className="roadmap-scroll" role="region" aria-label="Roadmap" tabIndex={0}>
-      <table className="roadmap-table" data-testid="roadmap-table">
+      <table className="roadmap-table" data-testid="roadmap-table" ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
         <thead>
           <tr>
             <th scope="col" className="roadmap-aspect-col">
@@ -139,11 +186,28 @@ export function RoadmapTable({ groups, timeline, editable, searching, handlers, 
             </tr>
           </tbody>
         ) : (
-          groups.map((group) => (
-            <CategoryGroup key={group.category.id} group={group} timeline={timeline} editable={editable} sortable={!searching} handlers={handlers} />
-          ))
+          groups.map((group, g) => {
+            const offset = offsets[g]!;
+            const [fullFrom, fullTo] = groupRange(range, offset, group.aspects.length);
+            const pinned = focusedKey !== null && group.aspects.some((a) => a.id === focusedKey);
+            return (
+              <CategoryGroup
+                key={group.category.id}
+                group={group}
+                timeline={timeline}
+                editable={editable}
+                sortable={!searching}
+                handlers={handlers}
+                offset={offset}
+                fullFrom={fullFrom}
+                fullTo={fullTo}
+                pinnedId={pinned ? focusedKey : null}
+                heightOf={heightOf}
+              />
+            );
+          })
         )}
       </table>
     </div>
   );
-}
+});

@@ -3,6 +3,7 @@ import { CSS } from '@dnd-kit/utilities';
 import { memo, type CSSProperties, type HTMLAttributes } from 'react';
 import type { Aspect } from '../api/catalog';
 import { SafeHtml } from './SafeHtml';
+import { windowRowAttributes } from './useRowWindow';
 
 export interface RoadmapRowHandlers {
   onEditAspect: (aspect: Aspect) => void;
@@ -11,6 +12,8 @@ export interface RoadmapRowHandlers {
 
 interface RowProps {
   aspect: Aspect;
+  /** Position in the table's display order (see useRowWindow). */
+  index: number;
   timeline: string[];
   /** Titles and cells open their editors. */
   editable: boolean;
@@ -81,22 +84,48 @@ function rowClass(aspect: Aspect, extra = '') {
   return ['roadmap-row', aspect.is_public ? '' : 'roadmap-row-private', extra].filter(Boolean).join(' ');
 }
 
-/** A row without dragging: read-only, or editable while a search filters the list. */
+/**
+ * A row far from the viewport, in brief: its title (and Private badge) and empty cells, at the
+ * row's last measured height. It turns into a full row as it comes near the viewport.
+ */
+export const BriefRow = memo(function BriefRow({ aspect, index, columns, height, testId }: { aspect: Aspect; index: number; columns: number; height: number; testId: string }) {
+  return (
+    <tr className={rowClass(aspect, 'roadmap-row-brief')} data-testid={testId} style={{ height }} {...windowRowAttributes(aspect.id, index, false)}>
+      <th scope="row" className="roadmap-aspect-cell">
+        <span className="roadmap-title">{aspect.title}</span>
+        {aspect.is_public ? null : <PrivateBadge />}
+      </th>
+      <td className="roadmap-description-cell" />
+      {columns > 2 ? <td colSpan={columns - 2} /> : null}
+    </tr>
+  );
+});
+
+/** A read-only row. */
 export const RoadmapRow = memo(function RoadmapRow(props: RowProps) {
   return (
-    <tr className={rowClass(props.aspect)} data-testid="aspect-row">
+    <tr className={rowClass(props.aspect)} data-testid="aspect-row" {...windowRowAttributes(props.aspect.id, props.index, true)}>
       <RowCells {...props} />
     </tr>
   );
 });
 
-/** An editable row that can be dragged (pointer) or moved with the keyboard (Space, arrows, Space) by its handle. */
-export const SortableRoadmapRow = memo(function SortableRoadmapRow(props: RowProps) {
-  const { setNodeRef, setActivatorNodeRef, attributes, listeners, transform, transition, isDragging } = useSortable({ id: props.aspect.id });
+/**
+ * An editable row that can be dragged (pointer) or moved with the keyboard (Space, arrows, Space)
+ * by its handle; while `sortable` is false (a search filters the list) it has no handle.
+ */
+export const SortableRoadmapRow = memo(function SortableRoadmapRow({ sortable, ...props }: RowProps & { sortable: boolean }) {
+  const { setNodeRef, setActivatorNodeRef, attributes, listeners, transform, transition, isDragging } = useSortable({ id: props.aspect.id, disabled: !sortable });
   const style: CSSProperties = { transform: CSS.Translate.toString(transform), transition };
-  const handle: DragHandleProps = { ...attributes, ...listeners, ref: setActivatorNodeRef };
+  const handle: DragHandleProps | undefined = sortable ? { ...attributes, ...listeners, ref: setActivatorNodeRef } : undefined;
   return (
-    <tr ref={setNodeRef} style={style} className={rowClass(props.aspect, isDragging ? 'roadmap-row-dragging' : '')} data-testid="aspect-row">
+    <tr
+      ref={setNodeRef}
+      style={style}
+      className={rowClass(props.aspect, isDragging ? 'roadmap-row-dragging' : '')}
+      data-testid="aspect-row"
+      {...windowRowAttributes(props.aspect.id, props.index, true)}
+    >
       <RowCells {...props} handle={handle} />
     </tr>
   );
