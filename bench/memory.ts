@@ -10,8 +10,8 @@
  *                                              BENCH_PORT, DATABASE_URL (a fresh database next to it)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -77,7 +77,7 @@ async function targetOf(client: Client, serviceId: string, slug?: string): Promi
 }
 
 /** A tenant with one imported service of `aspects` aspects. */
-async function smallTenant(client: Client, i: number, stamp: string, aspects: number): Promise<Target> {
+async function smallTenant(client: Client, i: number, stamp: string, aspects: number): Promise<{ slug: string; serviceId: string }> {
   const slug = `memory-${stamp}-${i}`;
   const tenant = await send(client, 'POST', '/api/tenants', undefined, { name: `Memory ${i}`, slug });
   if (tenant.status !== 201) throw new Error(`creating a tenant answered ${tenant.status}`);
@@ -86,7 +86,13 @@ async function smallTenant(client: Client, i: number, stamp: string, aspects: nu
   const res = await client.fetch('/api/services/import', { method: 'POST', headers: { 'x-tenant-slug': slug }, body: form });
   if (res.status !== 201) throw new Error(`import answered ${res.status}: ${await res.text()}`);
   const { service } = (await res.json()) as { service: { id: string } };
-  return targetOf(client, service.id, slug);
+  return { slug, serviceId: service.id };
+}
+
+/** CPU time (user and system) a process has used, in seconds (Linux). */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 const pick = <T>(list: T[], n: number): T => list[n % list.length]!;
@@ -226,19 +232,32 @@ export function summarise(samples: MemorySample[], seconds: number) {
 /** Starts the server on a fresh data directory (and the given database), builds the data, runs the load. */
 export async function measureMemory(o: MemoryOptions): Promise<{ figures: Figure[]; notes: string[]; samples: MemorySample[] }> {
   const work = mkdtempSync(join(tmpdir(), 'catalog-memory-'));
-  const server = await startServer({ port: o.port, dataDir: join(work, 'data'), webRoot: join(work, 'no-web'), databaseUrl: o.databaseUrl });
+  const settings = { port: o.port, dataDir: join(work, 'data'), webRoot: join(work, 'no-web'), databaseUrl: o.databaseUrl };
+  let server = await startServer(settings);
   try {
-    const client = new Client(server.url);
+    let client = new Client(server.url);
     await client.signIn(ADMIN.email, ADMIN.password);
     o.log('building the bench tenant and the other tenants through the API');
     const tenant = await buildTenant(client, o.scale);
-    const large = await targetOf(client, tenant.largeId);
     const stamp = randomBytes(3).toString('hex');
+    const otherIds: { slug: string; serviceId: string }[] = [];
+    for (let i = 0; i < o.tenants; i++) otherIds.push(await smallTenant(client, i, stamp, o.scale.large.aspects / 10));
+    // A new process on the data just built: the load starts from a server as it runs, not from
+    // one still holding the garbage of building a 6,000-aspect service.
+    await server.stop();
+    server = await startServer(settings);
+    client = new Client(server.url);
+    await client.signIn(ADMIN.email, ADMIN.password);
+    const large = await targetOf(client, tenant.largeId);
     const others: Target[] = [];
-    for (let i = 0; i < o.tenants; i++) others.push(await smallTenant(client, i, stamp, o.scale.large.aspects / 10));
+    for (const t of otherIds) others.push(await targetOf(client, t.serviceId, t.slug));
+    const startMb = rssOf(server.pid) / MB;
+    const cpuBefore = cpuSecondsOf(server.pid);
     o.log(`mixed load: ${o.seconds} s at ${o.rate} operations/s, RSS and event loop every ${o.sampleSeconds} s`);
     const ops = operations(client, large, others);
     const run = await load(client, server.pid, ops, o);
+    const cpuShare = (cpuSecondsOf(server.pid) - cpuBefore) / o.seconds;
+    const loadAfter = loadavg()[0]!.toFixed(1);
     const s = summarise(run.samples, o.seconds);
     const w = s.window >= 60 ? 'minute' : `${s.window.toFixed(0)} s`;
     const figures: Figure[] = [
@@ -252,6 +271,7 @@ export async function measureMemory(o: MemoryOptions): Promise<{ figures: Figure
     const p = (list: number[], q: number) => (list.length ? percentile(list, q).toFixed(0) : '-');
     const share = (write: boolean) => Math.round((100 * ops.filter((op) => op.write === write).reduce((a, op) => a + op.weight, 0)) / ops.reduce((a, op) => a + op.weight, 0));
     const notes = [
+      `RSS ${startMb.toFixed(0)} MB when the load started (a new server process on the data built for it); the server used ${(cpuShare * 100).toFixed(0)}% of one core on average; load average ${loadAfter} at the end.`,
       `${o.seconds} s at ${o.rate} operations/s (${share(false)}% reads of /full and /services, ${share(true)}% writes: availabilities, aspect edits, aspects created and deleted) ` +
         `in the bench tenant and ${o.tenants} other tenants; ${run.requests} requests, ${run.errors.length} errors${run.skipped ? `, ${run.skipped} operations skipped with ${MAX_IN_FLIGHT} in flight` : ''}.`,
       `Latency: reads p50 ${p(run.latencies.read, 50)} ms, p99 ${p(run.latencies.read, 99)} ms; writes p50 ${p(run.latencies.write, 50)} ms, p99 ${p(run.latencies.write, 99)} ms.`,
