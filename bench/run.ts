@@ -77,8 +77,10 @@ async function main() {
   const unknown = steps.filter((s) => !(STEPS as readonly string[]).includes(s));
   if (unknown.length) throw new Error(`unknown BENCH_STEPS ${unknown.join(', ')}: use ${STEPS.join(', ')}`);
   if (steps.includes('api') && !ensureWrk()) throw new Error('wrk is needed: apt-get install wrk (as root)');
-  const results: BenchResults = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-  const save = () => {
+  /** Records one step's results: the file is read again first, so the other steps keep theirs even if another run wrote them meanwhile. */
+  const save = <K extends keyof BenchResults>(step: K, value: BenchResults[K]) => {
+    const results: BenchResults = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
+    results[step] = value;
     writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(REPORT, renderReport(results));
   };
@@ -86,29 +88,24 @@ async function main() {
   if (steps.includes('api')) {
     const machine = machineNow(scaleName, runs, seconds);
     const common = { scale, runs, seconds, writes: scaleName === 'small' ? 200 : 1000, port, log };
-    results.api = { machine, results: await perDatabase('catalog_bench', (databaseUrl) => measure({ ...common, databaseUrl })) };
-    save();
+    save('api', { machine, results: await perDatabase('catalog_bench', (databaseUrl) => measure({ ...common, databaseUrl })) });
   }
   if (steps.includes('memory')) {
     const options = { ...memoryOptionsFromEnv(log), scale, port };
     const machine = machineNow(scaleName, 1, options.seconds);
-    results.memory = { machine, results: await perDatabase('catalog_bench_memory', (databaseUrl) => measureMemory({ ...options, databaseUrl })) };
-    save();
+    save('memory', { machine, results: await perDatabase('catalog_bench_memory', (databaseUrl) => measureMemory({ ...options, databaseUrl })) });
   }
   if (steps.includes('browser')) {
     const browserRuns = Math.max(5, runs);
     const machine = machineNow(scaleName, browserRuns, 0);
     log('browser: the large roadmap in Chromium');
-    results.browser = { machine, ...(await measureBrowser({ scale, runs: browserRuns, port, log })) };
-    save();
+    save('browser', { machine, ...(await measureBrowser({ scale, runs: browserRuns, port, log })) });
   }
   if (steps.includes('pglite')) {
     const pgliteRuns = scaleName === 'small' ? 1 : runs;
     log('embedded database memory settings');
-    results.pglite = { machine: machineNow(scaleName, pgliteRuns, 0), rows: await measurePgliteMemory(pgliteRuns) };
-    save();
+    save('pglite', { machine: machineNow(scaleName, pgliteRuns, 0), rows: await measurePgliteMemory(pgliteRuns) });
   }
-  save();
   log(`wrote ${REPORT}`);
 }
 
