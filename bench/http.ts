@@ -84,11 +84,13 @@ export async function loadLoop(total: number, concurrency: number, task: (i: num
 }
 
 /** Time of one GET with its body read, in ms. */
-export async function timedGet(client: Client, path: string, headers: Record<string, string> = {}): Promise<{ ms: number; bytes: number }> {
+/** A GET timed by the client, with the server's own time on it from its Server-Timing header. */
+export async function timedGet(client: Client, path: string, headers: Record<string, string> = {}): Promise<{ ms: number; serverMs: number; bytes: number }> {
   const started = performance.now();
   const res = await client.fetch(path, { headers });
   const body = Buffer.from(await res.arrayBuffer());
   const ms = performance.now() - started;
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
-  return { ms, bytes: body.length };
+  const serverMs = Number(/dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '')?.[1] ?? NaN);
+  return { ms, serverMs, bytes: body.length };
 }

@@ -114,13 +114,18 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
 
     for (const { aspects, id } of tenant.curve) {
       const aspect = (await client.json('GET', `/api/services/${id}/full`)).body.resolved_data.aspects[0];
-      const times: number[] = [];
-      for (let r = 0; r < Math.max(3, o.runs); r++) {
+      const server: number[] = [];
+      const client_: number[] = [];
+      for (let r = 0; r < Math.max(5, o.runs); r++) {
         await client.json('POST', '/api/availabilities', { aspectId: aspect.id, timeBucket: timeline[1], value: `Cold ${r}` });
-        times.push((await timedGet(client, `/api/services/${id}/full`)).ms);
+        // As the web app asks: gzip accepted, so the server time includes compressing the new body.
+        const timed = await timedGet(client, `/api/services/${id}/full`);
+        server.push(timed.serverMs);
+        client_.push(timed.ms);
       }
-      figures.push({ name: `Cold /full after a write, ${aspects} aspects (ms)`, value: median(times), unit: 'ms', target: { value: 20, atMost: true } });
-      o.log(`cold /full ${aspects}: ${median(times).toFixed(1)} ms`);
+      figures.push({ name: `Cold /full after a write, ${aspects} aspects, server time (ms)`, value: median(server), unit: 'ms', target: { value: 20, atMost: true } });
+      figures.push({ name: `Cold /full after a write, ${aspects} aspects, seen by the client (ms)`, value: median(client_), unit: 'ms' });
+      o.log(`cold /full ${aspects}: ${median(server).toFixed(1)} ms server, ${median(client_).toFixed(1)} ms client`);
     }
 
     const readStall = async () => (await client.json('GET', '/api/metrics')).body.event_loop.max_ms as number;

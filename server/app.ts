@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
 import type { Database } from './db';
@@ -11,6 +12,8 @@ import { securityPlugin } from './plugins/security';
 import { sessionPlugin } from './plugins/session';
 import { tenantPlugin } from './plugins/tenant';
 import { spaPlugin } from './plugins/spa';
+import { HotReads, serverTiming } from './plugins/hotReads';
+import { sharedRateLimitStore } from './plugins/rateLimit';
 import { registerRoutes } from './routes';
 import { M } from '../common/messages';
 import { AppError } from './errors';
@@ -37,9 +40,11 @@ export interface RegisteredRoute {
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: RegisteredRoute[];
+    hotReads: HotReads;
   }
 }
 
+const RATE_WINDOW_MS = 60_000;
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Strips secrets from logged URLs (one-time sign-in codes, OIDC state). */
@@ -47,9 +52,32 @@ function safeUrl(url: string): string {
   return url.replace(/([?&](?:auth_token|auth_data|code|state|token)=)[^&]*/gi, '$1[redacted]');
 }
 
+/** The request id: the caller's X-Request-Id when it is a plain token, else a new uuid. */
+function requestId(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
-  const app = Fastify({
+  // eslint-disable-next-line prefer-const -- the server factory runs inside Fastify(), before app is assigned
+  let app: FastifyInstance;
+  const hotReads = new HotReads(() => app.log);
+  hotReads.requestId = requestId;
+  app = Fastify({
+    // Hot reads answer first when they can (server/plugins/hotReads.ts); Fastify's own settings
+    // for the server are applied as it would apply them.
+    serverFactory: (handler, factoryOptions) => {
+      const opts = factoryOptions as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
+      const server = createServer((req, res) => {
+        if (!hotReads.answer(req, res)) handler(req, res);
+      });
+      server.keepAliveTimeout = opts.keepAliveTimeout ?? 72_000;
+      server.requestTimeout = opts.requestTimeout ?? 0;
+      server.setTimeout(opts.connectionTimeout ?? 0);
+      if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+      return server;
+    },
     logger:
       options.logger === false
         ? false
@@ -63,10 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
               req: (req) => ({ method: req.method, url: safeUrl(req.url), remoteAddress: req.ip }),
             },
           },
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestId,
     requestIdHeader: false,
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
@@ -81,13 +106,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
   app.decorate('registeredRoutes', registeredRoutes);
+  app.decorate('hotReads', hotReads);
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));
   app.decorate('loginLimiter', new LoginLimiter(config.LOGIN_MAX_FAILURES_PER_ACCOUNT, config.LOGIN_MAX_FAILURES_PER_ADDRESS));
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
-    if (req.url.startsWith('/api/')) reply.header('Cache-Control', reply.getHeader('Cache-Control') ?? 'no-store');
+    if (req.url.startsWith('/api/')) {
+      reply.header('Cache-Control', reply.getHeader('Cache-Control') ?? 'no-store');
+      // The server's own time on the call, as the browser's developer tools show it.
+      reply.header('Server-Timing', serverTiming(reply.elapsedTime));
+    }
   });
 
   await app.register(errorsPlugin);
@@ -95,11 +125,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(sessionPlugin);
   await app.register(tenantPlugin);
   if (config.API_RATE_LIMIT > 0) {
+    const limiter = sharedRateLimitStore(config.API_RATE_LIMIT, RATE_WINDOW_MS);
+    hotReads.limit = limiter.take;
     await app.register(rateLimit, {
+      store: limiter.Store,
       global: true,
       hook: 'preHandler',
       max: config.API_RATE_LIMIT,
-      timeWindow: 60_000,
+      timeWindow: RATE_WINDOW_MS,
       // The web app's files are not API calls.
       allowList: (req) => !req.url.startsWith('/api/'),
       keyGenerator: (req) => (req.actor ? `u:${req.actor.user.id}` : `ip:${req.ip}`),

@@ -61,6 +61,12 @@ export class TokenService {
     return claims;
   }
 
+  /** The claims of a token `verify` already accepted and that has not expired; undefined otherwise. */
+  peek(token: string): TokenClaims | undefined {
+    const known = this.verified.get(token);
+    return known && known.exp > Date.now() / 1000 ? known : undefined;
+  }
+
   private async check(token: string): Promise<TokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, {

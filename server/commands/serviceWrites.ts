@@ -40,11 +40,21 @@ export async function authorizeService(
   cache?: ServiceAccessCache,
 ): Promise<ServiceAccess> {
   const load = () => findServiceWithRole(db, tenantId, serviceId, actor.user.id);
-  const found = cache ? await cache.get(`${tenantId}|${serviceId}|${actor.user.id}`, load) : await load();
+  const found = cache ? await cache.get(serviceAccessKey(tenantId, serviceId, actor), load) : await load();
   if (!found) throw notFound(notFoundMessage);
-  const { service, serviceRole } = found;
+  return checkServiceAccess(actor, tenantId, found, capability);
+}
+
+/** The cache key of a caller's access to a service. */
+export function serviceAccessKey(tenantId: string, serviceId: string, actor: Actor): string {
+  return `${tenantId}|${serviceId}|${actor.user.id}`;
+}
+
+/** Throws unless the caller holds the capability on the service, their service role included. */
+export function checkServiceAccess(actor: Actor, tenantId: string, access: ServiceAccess, capability: Capability): ServiceAccess {
+  const { service, serviceRole } = access;
   authorize(actor, capability, { tenantId, recordTenantId: service.tenantId, serviceRole });
-  return { service, serviceRole };
+  return access;
 }
 
 /**

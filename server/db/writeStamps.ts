@@ -65,6 +65,13 @@ export class StampedCache<V> {
     return value;
   }
 
+  /** The entry's value when `get` would serve it without loading; undefined otherwise. */
+  peek(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.stamp === stampOf(this.tables) && Date.now() - entry.at < this.maxAgeMs) return entry.value;
+    return undefined;
+  }
+
   clear(): void {
     this.entries.clear();
   }

@@ -5,14 +5,20 @@ import { unauthenticated } from '../errors';
 import { loadSessionUser, loadUserWithTenants } from '../db/queries/users';
 import { StampedCache } from '../db/writeStamps';
 import type { Actor } from './context';
+import { bearerToken } from './hotReads';
 
 const SESSION_TABLES = ['users', 'tenant_memberships', 'tenants', 'revoked_tokens', 'impersonations'];
 
+/** The bearer token of a request: null without one, '' when the header is malformed. */
 function bearer(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
   if (!header) return null;
-  const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(header);
-  return m ? m[1] : '';
+  return bearerToken(header) ?? '';
+}
+
+/** The cache key of a session: the token's id and everything else the actor is built from. */
+function sessionKey(claims: Claims): string {
+  return `${claims.jti}|${claims.sub}|${claims.imp ?? ''}|${claims.tid ?? ''}`;
 }
 
 /**
@@ -29,6 +35,11 @@ export const sessionPlugin = fp(async (app) => {
     if (!req.url.startsWith('/api/') || req.routeOptions.config?.public || !req.routeOptions.url) return;
     req.actor = await resolveActor(req, cache);
   });
+  // Hot reads find the caller only among tokens and sessions this process already checked.
+  app.hotReads.actorOf = (token) => {
+    const claims = app.tokens.peek(token);
+    return claims ? (cache.peek(sessionKey(claims)) ?? undefined) : undefined;
+  };
 });
 
 export async function resolveActor(req: FastifyRequest, cache?: StampedCache<Actor | null>): Promise<Actor> {
@@ -37,7 +48,7 @@ export async function resolveActor(req: FastifyRequest, cache?: StampedCache<Act
   const claims = token ? await req.server.tokens.verify(token) : null;
   if (!claims) throw unauthenticated(M.sessionExpired);
   const load = () => loadActor(req, claims);
-  const actor = cache ? await cache.get(`${claims.jti}|${claims.sub}|${claims.imp ?? ''}|${claims.tid ?? ''}`, load) : await load();
+  const actor = cache ? await cache.get(sessionKey(claims), load) : await load();
   if (!actor) throw unauthenticated(M.sessionExpired);
   return actor;
 }

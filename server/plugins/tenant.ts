@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { M } from '../../common/messages';
 import { forbidden } from '../errors';
 import { findTenantById, findTenantBySlug, type TenantRow } from '../db/queries/users';
@@ -24,6 +25,11 @@ export const tenantPlugin = fp(async (app) => {
     if (!req.actor || req.routeOptions.config?.tenant === false) return;
     req.tenant = await resolveTenant(req, req.actor, cache);
   });
+  // Hot reads take only a tenant already read; a refusal is left to the full route to answer.
+  app.hotReads.tenantOf = (req, actor) => {
+    const tenant = cache.peek(tenantWanted(req.headers, actor).key);
+    return tenant ? checkTenant(actor, tenant) : undefined;
+  };
   // The handler of a tenant-scoped request, and everything it starts, works under the database's
   // row-level security for that tenant: a query that forgets its tenant filter finds nothing else.
   app.addHook('preHandler', (req, _reply, done) => {
@@ -32,16 +38,26 @@ export const tenantPlugin = fp(async (app) => {
   });
 });
 
-export async function resolveTenant(req: FastifyRequest, actor: Actor, cache?: StampedCache<TenantRow | undefined>): Promise<TenantRow> {
-  const db = req.server.database.db;
-  const raw = req.headers[TENANT_HEADER];
+/** Which tenant a request names: its X-Tenant-Slug, or else the caller's own (or impersonated) tenant. */
+function tenantWanted(headers: IncomingHttpHeaders, actor: Actor): { slug: string; id: string; key: string } {
+  const raw = headers[TENANT_HEADER];
   const slug = typeof raw === 'string' ? raw.trim() : '';
   const id = actor.impersonationTenantId ?? actor.user.tenantId;
-  const load = () => (slug ? findTenantBySlug(db, slug) : findTenantById(db, id));
-  const tenant = cache ? await cache.get(slug ? `slug:${slug}` : `id:${id}`, load) : await load();
+  return { slug, id, key: slug ? `slug:${slug}` : `id:${id}` };
+}
+
+/** The caller may work in the tenant: a member (or a super admin) of a tenant that is not archived. */
+function checkTenant(actor: Actor, tenant: TenantRow | undefined): TenantRow {
   if (!tenant || !isMember(actor, tenant.id)) throw forbidden(M.noTenantAccess);
   if (tenant.archived) throw forbidden(M.tenantArchived);
   return tenant;
+}
+
+export async function resolveTenant(req: FastifyRequest, actor: Actor, cache?: StampedCache<TenantRow | undefined>): Promise<TenantRow> {
+  const db = req.server.database.db;
+  const { slug, id, key } = tenantWanted(req.headers, actor);
+  const load = () => (slug ? findTenantBySlug(db, slug) : findTenantById(db, id));
+  return checkTenant(actor, cache ? await cache.get(key, load) : await load());
 }
 
 export function isMember(actor: Actor, tenantId: string): boolean {

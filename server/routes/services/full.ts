@@ -2,14 +2,53 @@ import type { FastifyInstance } from 'fastify';
 import { loadServiceContentJson } from '../../db/queries/catalog';
 import { presentService } from '../../presenters/services';
 import { scope } from '../../plugins/context';
+import type { Actor } from '../../plugins/context';
 import { can } from '../../policies';
-import { authorizeService, pathId, SERVICE_ACCESS_TABLES, type ServiceAccess } from '../../commands/serviceWrites';
+import {
+  authorizeService,
+  checkServiceAccess,
+  pathId,
+  SERVICE_ACCESS_TABLES,
+  serviceAccessKey,
+  type ServiceAccess,
+} from '../../commands/serviceWrites';
 import { StampedCache } from '../../db/writeStamps';
 import { M } from '../../../common/messages';
-import { acceptsGzip, etagMatches, FullCache } from './fullCache';
+import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
+import type { HotAnswer } from '../../plugins/hotReads';
 
 /** Bytes of encoded /full bodies kept in memory. */
 export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
+/** What the caller may do on the service, and the body variant those rights select. */
+function variantOf(actor: Actor, tenantId: string, access: ServiceAccess) {
+  const { service, serviceRole } = access;
+  const ctx = { tenantId, serviceRole };
+  const permissions = {
+    canEdit: can(actor, 'catalog.edit', ctx),
+    canManageSettings: can(actor, 'service.settings', ctx),
+    canAdmin: can(actor, 'service.admin', ctx),
+    canHardDelete: can(actor, 'services.hardDelete', ctx),
+  };
+  const includePrivate = permissions.canEdit;
+  const variant = [includePrivate, ...Object.values(permissions)].map((flag) => (flag ? '1' : '0')).join('');
+  const key: VariantKey = { tenantId, serviceId: service.id, version: service.version, variant };
+  return { permissions, includePrivate, key };
+}
+
+/** The headers of a /full answer; `gzip` when the body sent is the compressed one. */
+function fullHeaders(entry: EncodedBody, gzip: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    etag: entry.etag,
+    vary: 'Accept-Encoding',
+    // Private: the body depends on who asks; no-cache: always revalidate with the ETag.
+    'cache-control': 'private, no-cache',
+  };
+  if (gzip) headers['content-encoding'] = 'gzip';
+  return headers;
+}
 
 /**
  * The catalog screen's data in one call. Readers never get private aspects. `permissions` tells
@@ -19,6 +58,7 @@ export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
  * again whenever this process has written services or assignments since (server/db/writeStamps.ts);
  * the body itself is built by one statement once per service version and rights variant, then
  * served from memory, gzip included, with an ETag for 304s (docs/decisions/0100-full-response-cache.md).
+ * A request whose every part is already held is answered as a hot read (server/plugins/hotReads.ts).
  */
 export default async function fullServiceRoute(app: FastifyInstance) {
   const cache = new FullCache(FULL_CACHE_MAX_BYTES);
@@ -28,17 +68,9 @@ export default async function fullServiceRoute(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const id = pathId(req.params.id);
     const db = app.database.db;
-    const { service, serviceRole } = await authorizeService(db, actor, tenantId, id, 'catalog.view', M.serviceNotFound, access);
-    const ctx = { tenantId, serviceRole };
-    const permissions = {
-      canEdit: can(actor, 'catalog.edit', ctx),
-      canManageSettings: can(actor, 'service.settings', ctx),
-      canAdmin: can(actor, 'service.admin', ctx),
-      canHardDelete: can(actor, 'services.hardDelete', ctx),
-    };
-    const includePrivate = permissions.canEdit;
-    const variant = [includePrivate, ...Object.values(permissions)].map((flag) => (flag ? '1' : '0')).join('');
-    const key = { tenantId, serviceId: service.id, version: service.version, variant };
+    const found = await authorizeService(db, actor, tenantId, id, 'catalog.view', M.serviceNotFound, access);
+    const { permissions, includePrivate, key } = variantOf(actor, tenantId, found);
+    const { service } = found;
 
     const entry = await cache.get(key, async () => {
       const content = await loadServiceContentJson(db, tenantId, id, { includePrivate, timeline: service.timeline });
@@ -50,16 +82,23 @@ export default async function fullServiceRoute(app: FastifyInstance) {
       );
     });
 
-    reply
-      .header('ETag', entry.etag)
-      .header('Vary', 'Accept-Encoding')
-      // Private: the body depends on who asks; no-cache: always revalidate with the ETag.
-      .header('Cache-Control', 'private, no-cache');
-    if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+    if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.headers(fullHeaders(entry, false)).code(304).send();
     reply.header('Content-Type', 'application/json; charset=utf-8');
-    if (acceptsGzip(req.headers['accept-encoding'])) {
-      return reply.header('Content-Encoding', 'gzip').send(await entry.gzip());
-    }
-    return reply.send(entry.json);
+    if (acceptsGzip(req.headers['accept-encoding'])) return reply.headers(fullHeaders(entry, true)).send(await entry.gzip());
+    return reply.headers(fullHeaders(entry, false)).send(entry.json);
+  });
+
+  // The same answer from what is held: the access read, the decision by the same policies, the body.
+  app.hotReads.route(new RegExp(`^/api/services/(${UUID})/full$`), (req, { actor, tenantId }, [id]): HotAnswer | undefined => {
+    const found = access.peek(serviceAccessKey(tenantId, id!, actor));
+    if (!found) return undefined;
+    checkServiceAccess(actor, tenantId, found, 'catalog.view');
+    const entry = cache.peek(variantOf(actor, tenantId, found).key);
+    if (!entry) return undefined;
+    if (etagMatches(req.headers['if-none-match'], entry.etag)) return { status: 304, headers: fullHeaders(entry, false) };
+    const gzip = acceptsGzip(req.headers['accept-encoding']);
+    const body = gzip ? entry.gzipped : entry.json;
+    if (!body) return undefined;
+    return { status: 200, headers: { ...fullHeaders(entry, gzip), 'content-type': 'application/json; charset=utf-8' }, body };
   });
 }

@@ -10,6 +10,8 @@ export interface EncodedBody {
   json: Buffer;
   /** Compressed once, on the first request that accepts gzip, then shared. */
   gzip(): Promise<Buffer>;
+  /** The gzip form once it is made. */
+  gzipped?: Buffer;
   bytes: number;
 }
 
@@ -37,11 +39,16 @@ function encode(key: VariantKey, body: string): EncodedBody {
     bytes: json.length,
     gzip: () =>
       (compressed ??= gzipAsync(json).then((buf) => {
+        entry.gzipped = buf;
         entry.bytes += buf.length;
         return buf;
       })),
   };
   return entry;
+}
+
+function slotOf(key: VariantKey): string {
+  return `${key.tenantId}:${key.serviceId}:${key.variant}`;
 }
 
 /**
@@ -66,9 +73,15 @@ export class FullCache {
     return this.held;
   }
 
+  /** The entry of a variant at its version when it is held; undefined otherwise. */
+  peek(key: VariantKey): EncodedBody | undefined {
+    const hit = this.entries.get(slotOf(key));
+    return hit && hit.version === key.version ? hit : undefined;
+  }
+
   /** The entry of a variant at its version; `build` answers the JSON text when it is missing. */
   async get(key: VariantKey, build: () => Promise<string>): Promise<EncodedBody> {
-    const slot = `${key.tenantId}:${key.serviceId}:${key.variant}`;
+    const slot = slotOf(key);
     const hit = this.entries.get(slot);
     if (hit && hit.version === key.version) {
       // Most recently used goes to the end of the map's order.
