@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createService } from '../../test/factories';
 import { aspects, availabilities, categories } from '../../db/schema';
@@ -169,6 +169,19 @@ describe('FullCache', () => {
     const next = await cache.get(key('a', 2), build);
     expect(JSON.parse(next.json.toString())).toEqual({ n: 2 });
     expect(cache.size).toBe(1);
+  });
+
+  it('answers the first gzip quickly, then keeps the smaller default-level form for later requests', async () => {
+    const cache = new FullCache(10_000_000);
+    const text = JSON.stringify({ rows: Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: `Available from quarter ${i % 12}` })) });
+    const entry = await cache.get(key('z'), async () => text);
+    const first = await entry.gzip();
+    expect(gunzipSync(first).toString()).toBe(text);
+    await vi.waitFor(() => expect(entry.gzipped!.length).toBeLessThan(first.length));
+    const later = await entry.gzip();
+    expect(later).toBe(entry.gzipped);
+    expect(gunzipSync(later).toString()).toBe(text);
+    expect(entry.bytes).toBe(entry.json.length + later.length);
   });
 
   it('parses Accept-Encoding and If-None-Match', () => {

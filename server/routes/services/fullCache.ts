@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { constants, gzip } from 'node:zlib';
 
 const gzipAsync = promisify(gzip);
 
@@ -8,7 +8,7 @@ export interface EncodedBody {
   version: number;
   etag: string;
   json: Buffer;
-  /** Compressed once, on the first request that accepts gzip, then shared. */
+  /** Compressed on the first request that accepts gzip (fast, then smaller), then shared. */
   gzip(): Promise<Buffer>;
   /** The gzip form once it is made. */
   gzipped?: Buffer;
@@ -29,19 +29,36 @@ export function fullEtag(key: VariantKey): string {
   return `W/"${key.serviceId}.${key.version}.${key.variant}"`;
 }
 
+/**
+ * The first gzip of a new body is made at the fastest level, since a request waits for it (for 600
+ * aspects: about 2.5 ms and 97 KB, against 9 ms and 53 KB at the default level); the default level's
+ * smaller form is then made off the main thread and replaces it for the requests after.
+ */
+const FIRST_GZIP = { level: constants.Z_BEST_SPEED };
+const SETTLED_GZIP = { level: constants.Z_DEFAULT_COMPRESSION };
+
 function encode(key: VariantKey, body: string): EncodedBody {
   const json = Buffer.from(body);
   let compressed: Promise<Buffer> | undefined;
+  const keep = (buf: Buffer) => {
+    entry.bytes += buf.length - (entry.gzipped?.length ?? 0);
+    entry.gzipped = buf;
+    compressed = Promise.resolve(buf);
+    return buf;
+  };
   const entry: EncodedBody = {
     version: key.version,
     etag: fullEtag(key),
     json,
     bytes: json.length,
     gzip: () =>
-      (compressed ??= gzipAsync(json).then((buf) => {
-        entry.gzipped = buf;
-        entry.bytes += buf.length;
-        return buf;
+      (compressed ??= gzipAsync(json, FIRST_GZIP).then((fast) => {
+        keep(fast);
+        gzipAsync(json, SETTLED_GZIP).then(
+          (small) => small.length < fast.length && keep(small),
+          () => {},
+        );
+        return fast;
       })),
   };
   return entry;
