@@ -267,6 +267,11 @@ export interface ServiceContentJson {
  * statement whatever its size: categories, aspects in display order with their availability texts
  * over the timeline (texts outside it are kept but not shown), actor roles and quick templates.
  * The field names are those of the presenters in server/presenters/catalog.ts.
+ *
+ * The timeline goes in as a text[] parameter, and the test against it is in the aggregate's
+ * FILTER, not the WHERE clause. Under row-level security the planner estimates 1 row per table, so
+ * a set-returning function in the sub-select would run again for every availability row. A WHERE
+ * condition would be an index condition, and PostgreSQL 15 searches the b-tree once per quarter.
  */
 export async function loadServiceContentJson(
   db: Executor,
@@ -289,9 +294,9 @@ export async function loadServiceContentJson(
           'position', ${aspects.position}, 'version', ${aspects.version},
           'availabilities', coalesce((
             select json_object_agg(${availabilities.timeBucket}, ${availabilities.value} order by ${availabilities.timeBucket})
+              filter (where ${availabilities.timeBucket} = any(${sql.param(opts.timeline)}::text[]))
             from ${availabilities}
-            where ${availabilities.tenantId} = ${tenantId} and ${availabilities.aspectId} = ${aspects.id}
-              and ${availabilities.timeBucket} in (select json_array_elements_text(${quarters}::json))), '{}'))
+            where ${availabilities.tenantId} = ${tenantId} and ${availabilities.aspectId} = ${aspects.id}), '{}'))
         order by ${categories.position}, ${categories.createdAt}, ${categories.id}, ${aspects.position}, ${aspects.createdAt}, ${aspects.id}), '[]')::text
        from ${aspects} inner join ${categories} on ${categories.id} = ${aspects.categoryId}
        where ${aspects.tenantId} = ${tenantId} and ${aspects.serviceId} = ${serviceId}
