@@ -15,6 +15,13 @@ describe('writtenTables', () => {
     expect(writtenTables('TRUNCATE TABLE public.revoked_tokens')).toEqual(['revoked_tokens']);
   });
 
+  it('names the tables a writing database function writes, though its call is a select', () => {
+    const written = ['availabilities', 'availability_history', 'services'];
+    expect(writtenTables('select status, current_value, service_id from catalog_write_availability($1::uuid, $2::uuid)')).toEqual(written);
+    expect(writtenTables('SELECT * FROM public."catalog_write_availability" ($1)')).toEqual(written);
+    expect(writtenTables('select catalog_write_availability_log from services')).toEqual([]);
+  });
+
   it('finds nothing in a plain read', () => {
     expect(writtenTables('select "id" from "services" where "tenant_id" = $1')).toEqual([]);
     expect(writtenTables("select set_config('role', $1, false)")).toEqual([]);

@@ -11,10 +11,20 @@ const CASCADING = new Set(['tenants', 'users']);
 
 const WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?|alter\s+table)\s+(?:only\s+)?(?:"?public"?\.)?"?([a-z_][a-z0-9_]*)"?/gi;
 
+/**
+ * Database functions that write, with the tables they write: a call (`select ... from f(...)`)
+ * names none of them. Every such function of the migrations belongs here.
+ */
+const WRITING_FUNCTIONS: Record<string, readonly string[]> = {
+  catalog_write_availability: ['availabilities', 'availability_history', 'services'],
+};
+const CALL = new RegExp(`\\b(${Object.keys(WRITING_FUNCTIONS).join('|')})"?\\s*\\(`, 'gi');
+
 /** The tables a statement may write to (a superset: `for update` and the like are harmless). */
 export function writtenTables(text: string): string[] {
-  if (/^\s*select\b/i.test(text) && !/\b(?:insert|update|delete)\b/i.test(text)) return [];
   const tables: string[] = [];
+  for (const m of text.matchAll(CALL)) tables.push(...WRITING_FUNCTIONS[m[1]!.toLowerCase()]!);
+  if (/^\s*select\b/i.test(text) && !/\b(?:insert|update|delete)\b/i.test(text)) return tables;
   for (const m of text.matchAll(WRITE)) tables.push(m[1]!.toLowerCase());
   return tables;
 }

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
-import { actorRoles, aspects, availabilities, availabilityHistory, categories, quickTemplates } from '../schema';
+import type { Role } from '../../../common/roles';
+import { actorRoles, aspects, availabilities, availabilityHistory, categories, quickTemplates, serviceRoleAssignments } from '../schema';
 
 export type CategoryRow = typeof categories.$inferSelect;
 export type AspectRow = typeof aspects.$inferSelect;
@@ -88,6 +89,32 @@ export async function findAspect(db: Executor, tenantId: string, aspectId: strin
   return row;
 }
 
+/**
+ * An aspect of the tenant and the caller's service role assignment on its service, in one
+ * statement: the authorization every request on an aspect starts with.
+ */
+export async function findAspectWithRole(
+  db: Executor,
+  tenantId: string,
+  aspectId: string,
+  userId: string,
+): Promise<{ aspect: AspectRow; serviceRole: Role | null } | undefined> {
+  const [row] = await db
+    .select({ aspect: aspects, serviceRole: serviceRoleAssignments.role })
+    .from(aspects)
+    .leftJoin(
+      serviceRoleAssignments,
+      and(
+        eq(serviceRoleAssignments.tenantId, aspects.tenantId),
+        eq(serviceRoleAssignments.serviceId, aspects.serviceId),
+        eq(serviceRoleAssignments.userId, userId),
+      ),
+    )
+    .where(and(eq(aspects.tenantId, tenantId), eq(aspects.id, aspectId)))
+    .limit(1);
+  return row ? { aspect: row.aspect, serviceRole: row.serviceRole ?? null } : undefined;
+}
+
 /** The position after the last aspect of a category. */
 export async function nextAspectPosition(db: Executor, tenantId: string, categoryId: string): Promise<number> {
   const [row] = await db
@@ -168,16 +195,24 @@ export async function availabilitiesOfService(
 
 export interface AvailabilityKey {
   tenantId: string;
-  serviceId: string;
   aspectId: string;
   timeBucket: string;
 }
 
 /**
- * Inside a transaction holding the service's lock: in one statement, compares the stored text with
- * `expected` (when given), and only if it matches sets or clears the value, appends the history
- * row and marks the service changed (version and last_updated). Answers the text stored before and
- * whether the write was applied.
+ * What a write came to: `applied`; `conflict` (the stored text is not `expected`); `archived` (the
+ * service is read-only); `not_found` (no such aspect in the tenant). Only `applied` wrote anything.
+ */
+export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not_found';
+
+/**
+ * Sets or clears (empty `value`) one aspect's text for one quarter, in one statement that is its
+ * own transaction: the database function catalog_write_availability (migration 0002) finds the
+ * aspect, locks its service (writes to one service run one at a time), compares the stored text
+ * with `expected` (when given), and only if it matches writes the text, appends the history row
+ * and marks the service changed (version and last_updated). Answers the text stored before.
+ * It decides no right: the caller has authorized the write. The request caches learn what a call
+ * writes from server/db/writeStamps.ts, since its text names no table.
  */
 export async function writeAvailability(
   db: Executor,
@@ -185,46 +220,15 @@ export async function writeAvailability(
   value: string,
   changedBy: string,
   expected?: string | null,
-): Promise<{ current: string | null; applied: boolean }> {
-  const { tenantId, serviceId, aspectId, timeBucket } = key;
-  const check = expected !== undefined;
-  const stored = value ? value : null;
-  const res = await db.execute(sql`
-    with cur as (
-      select value from availabilities
-      where tenant_id = ${tenantId} and aspect_id = ${aspectId} and time_bucket = ${timeBucket}
-    ),
-    ok as (
-      select 1 as go where not ${check}::boolean or (select value from cur) is not distinct from ${expected ?? null}::text
-    ),
-    up as (
-      insert into availabilities (tenant_id, service_id, aspect_id, time_bucket, value)
-      select ${tenantId}::uuid, ${serviceId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${stored}::text
-      from ok where ${stored}::text is not null
-      on conflict (aspect_id, time_bucket)
-      do update set value = excluded.value, version = availabilities.version + 1, updated_at = now()
-      returning 1
-    ),
-    del as (
-      delete from availabilities
-      where tenant_id = ${tenantId} and aspect_id = ${aspectId} and time_bucket = ${timeBucket}
-        and ${stored}::text is null and exists (select 1 from ok)
-      returning 1
-    ),
-    hist as (
-      insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
-      select ${tenantId}::uuid, ${serviceId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text
-      from ok
-      returning 1
-    ),
-    touch as (
-      update services set version = version + 1, last_updated = now()
-      where tenant_id = ${tenantId} and id = ${serviceId} and exists (select 1 from ok)
-      returning 1
-    )
-    select (select value from cur) as current, exists (select 1 from ok) as applied`);
-  const row = (res as unknown as { rows: { current: string | null; applied: boolean }[] }).rows[0]!;
-  return { current: row.current ?? null, applied: Boolean(row.applied) };
+): Promise<{ status: AvailabilityWriteStatus; current: string | null; serviceId: string | null }> {
+  const { tenantId, aspectId, timeBucket } = key;
+  type Row = { status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null };
+  const res = await db.execute<Row>(sql`
+    select status, current_value, service_id from catalog_write_availability(
+      ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
+      ${expected !== undefined}::boolean, ${expected ?? null}::text)`);
+  const row = (res as unknown as { rows: Row[] }).rows[0]!;
+  return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null };
 }
 
 /** An aspect's availability history, newest first. */
@@ -279,7 +283,6 @@ export async function loadServiceContentJson(
   serviceId: string,
   opts: { includePrivate: boolean; timeline: string[] },
 ): Promise<ServiceContentJson> {
-  const quarters = JSON.stringify(opts.timeline);
   const rows = await db.execute<{ categories: string; aspects: string; roles: string; templates: string }>(sql`
     select
       (select coalesce(json_agg(json_build_object(

@@ -3,10 +3,13 @@ import { eq } from 'drizzle-orm';
 import { M } from '../../../common/messages';
 import { MAX_TEXT_LENGTH } from '../../../common/limits';
 import { CATALOG_MESSAGES as C } from '../../../common/schemas/catalog';
-import { buildTestApp, type TestApp } from '../../test/app';
-import { createAspect, createCategory, createService, setAvailability } from '../../test/factories';
-import { services } from '../../db/schema';
-import { as, createCatalogWorld, type CatalogWorld, type Who } from '../services/catalog.fixtures';
+import { buildTestApp, call, type TestApp } from '../../test/app';
+import { assignServiceRole, createAspect, createCategory, createService, createUser, setAvailability, signIn } from '../../test/factories';
+import { availabilities, availabilityHistory, services } from '../../db/schema';
+import { lockService } from '../../db/queries/services';
+import { writeAvailability } from '../../db/queries/catalog';
+import { tenantScope, withScope } from '../../db/scope';
+import { as, countStatements, createCatalogWorld, type CatalogWorld, type Who } from '../services/catalog.fixtures';
 
 let t: TestApp;
 let w: CatalogWorld;
@@ -83,6 +86,159 @@ describe('POST /api/availabilities', () => {
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toMatchObject({ error: C.availabilityChanged, current: 'One' });
     expect((await post('Two', 'One')).statusCode).toBe(200);
+  });
+});
+
+/** What a write may change: the aspect's texts and history, its service's version and last_updated. */
+async function stateOf(serviceId: string, aspectId: string) {
+  const texts = await t.db.select().from(availabilities).where(eq(availabilities.aspectId, aspectId));
+  const history = await t.db.select().from(availabilityHistory).where(eq(availabilityHistory.aspectId, aspectId));
+  const [service] = await t.db.select({ version: services.version, lastUpdated: services.lastUpdated }).from(services).where(eq(services.id, serviceId));
+  return { texts, history, service };
+}
+
+describe('POST /api/availabilities in one statement', () => {
+  /** A reader of the tenant who edits through a service role assignment (on fresh services only). */
+  let serviceEditor: { id: string; email: string; token: string };
+  beforeAll(async () => {
+    const user = await createUser(t.db, w.tenant.id, { role: 'reader' });
+    serviceEditor = { id: user.id, email: user.email, token: await signIn(t.app, user.email) };
+  });
+  const post = (token: string, body: Record<string, unknown>) => call(t.app, 'POST', '/api/availabilities', { token, body });
+
+  it('runs one statement for an editor, two for a reader who edits through a service role', async () => {
+    const f = await freshAspect();
+    await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
+    const write = (token: string, value: string) => post(token, { aspectId: f.aspect.id, timeBucket: '2026-Q1', value });
+    // The first calls resolve and keep the sessions; the counted ones are the writes alone.
+    expect((await write(w.tokens.editor, 'Warm')).statusCode).toBe(200);
+    expect((await write(serviceEditor.token, 'Warm too')).statusCode).toBe(200);
+    expect((await write(w.tokens.reader, 'No')).statusCode).toBe(403);
+    expect(await countStatements(t, async () => expect((await write(w.tokens.editor, 'One')).statusCode).toBe(200))).toBe(1);
+    expect(await countStatements(t, async () => expect((await write(serviceEditor.token, 'Two')).statusCode).toBe(200))).toBe(2);
+    expect(await countStatements(t, async () => expect((await write(w.tokens.reader, 'No')).statusCode).toBe(403))).toBe(1);
+    const history = (await api('reader')('GET', `/api/availabilities/aspect/${f.aspect.id}/history`)).json().history;
+    expect(history.map((h: { value: string; changed_by: string }) => [h.value, h.changed_by])).toEqual([
+      ['Two', serviceEditor.email],
+      ['One', w.users.editor.email],
+      ['Warm too', serviceEditor.email],
+      ['Warm', w.users.editor.email],
+    ]);
+    const [row] = await t.db.select().from(services).where(eq(services.id, f.service.id));
+    expect(row!.version).toBe(f.service.version + 4);
+  });
+
+  it('lets an editor write a private aspect, and a reader with a service role too', async () => {
+    const f = await freshAspect();
+    const hidden = await createAspect(t.db, w.tenant.id, f.service.id, f.category.id, { isPublic: false, position: 1 });
+    const body = { aspectId: hidden.id, timeBucket: '2026-Q2', value: 'Hidden' };
+    expect((await post(serviceEditor.token, body)).statusCode).toBe(404);
+    expect((await post(w.tokens.editor, body)).statusCode).toBe(200);
+    await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
+    expect((await post(serviceEditor.token, { ...body, value: 'Hidden too' })).statusCode).toBe(200);
+    expect((await stateOf(f.service.id, hidden.id)).texts.map((r) => r.value)).toEqual(['Hidden too']);
+  });
+
+  it('answers the aspect id as stored when it is sent in capitals', async () => {
+    const f = await freshAspect();
+    const res = await post(w.tokens.editor, { aspectId: f.aspect.id.toUpperCase(), timeBucket: '2026-Q1', value: 'Caps' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().availability.aspect_id).toBe(f.aspect.id);
+  });
+
+  it('shows the written value in the next /full, however warm its caches were', async () => {
+    const f = await freshAspect();
+    const quarter = f.service.timeline[0]!;
+    const cell = async () => {
+      const res = await api('editor')('GET', `/api/services/${f.service.id}/full`);
+      expect(res.statusCode).toBe(200);
+      return res.json().resolved_data.aspects[0].availabilities[quarter];
+    };
+    expect(await cell()).toBeUndefined();
+    expect(await cell()).toBeUndefined();
+    expect((await post(w.tokens.editor, { aspectId: f.aspect.id, timeBucket: quarter, value: 'Fresh' })).statusCode).toBe(200);
+    expect(await cell()).toBe('Fresh');
+    await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
+    expect((await post(serviceEditor.token, { aspectId: f.aspect.id, timeBucket: quarter, value: 'Fresher' })).statusCode).toBe(200);
+    expect(await cell()).toBe('Fresher');
+  });
+
+  it('answers 409 for an archived service and writes nothing, whoever asks', async () => {
+    await setAvailability(t.db, w.tenant.id, w.archived.id, w.archivedAspect.id, '2026-Q1', 'Frozen');
+    await assignServiceRole(t.db, w.tenant.id, w.archived.id, serviceEditor.id, 'editor');
+    const before = await stateOf(w.archived.id, w.archivedAspect.id);
+    for (const token of [w.tokens.editor, w.tokens.superAdmin, serviceEditor.token]) {
+      for (const expectedValue of [undefined, 'Frozen', 'Other']) {
+        const res = await post(token, { aspectId: w.archivedAspect.id, timeBucket: '2026-Q1', value: 'Thawed', expectedValue });
+        expect(res.statusCode).toBe(409);
+        expect(res.json().error).toBe(M.serviceArchivedConflict);
+      }
+      expect((await post(token, { aspectId: w.archivedAspect.id, timeBucket: '2026-Q1', value: '' })).statusCode).toBe(409);
+    }
+    expect(await stateOf(w.archived.id, w.archivedAspect.id)).toEqual(before);
+  });
+
+  it('answers 404 for another tenant’s aspect and an unknown one, and writes nothing', async () => {
+    await setAvailability(t.db, w.other.id, w.foreign.id, w.foreignAspect.id, '2026-Q1', 'Theirs');
+    const before = await stateOf(w.foreign.id, w.foreignAspect.id);
+    for (const token of [w.tokens.editor, w.tokens.admin, w.tokens.superAdmin, w.tokens.reader, serviceEditor.token]) {
+      for (const aspectId of [w.foreignAspect.id, '00000000-0000-4000-8000-000000000000']) {
+        const res = await post(token, { aspectId, timeBucket: '2026-Q1', value: 'Ours', expectedValue: 'Theirs' });
+        expect(res.statusCode).toBe(404);
+        expect(res.json().error).toBe(M.notFound);
+      }
+    }
+    expect(await stateOf(w.foreign.id, w.foreignAspect.id)).toEqual(before);
+  });
+
+  it('runs the write function under row-level security: another tenant’s aspect is not found in this tenant’s scope', async () => {
+    const before = await stateOf(w.foreign.id, w.foreignAspect.id);
+    // A call that names the other tenant, as a forgotten check would: the function runs as the
+    // application role, so the policies hide that tenant's rows from it.
+    const key = { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: '2026-Q1' };
+    const result = await withScope(tenantScope(w.tenant.id), () => writeAvailability(t.db, key, 'Ours', 'someone'));
+    expect(result).toEqual({ status: 'not_found', current: null, serviceId: null });
+    expect(await stateOf(w.foreign.id, w.foreignAspect.id)).toEqual(before);
+  });
+
+  it('applies exactly one of concurrent writes from the same expected value; the others answer 409', async () => {
+    const f = await freshAspect();
+    await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
+    const timeBucket = '2026-Q4';
+    expect((await post(w.tokens.editor, { aspectId: f.aspect.id, timeBucket, value: 'Start' })).statusCode).toBe(200);
+    const before = await stateOf(f.service.id, f.aspect.id);
+    // The service stays locked while the writes start, so that they all reach the database before
+    // any is done: on PostgreSQL they queue on the lock (without it, each would find 'Start' and
+    // apply); the embedded database runs them one after another anyway.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holder!: Promise<void>;
+    await new Promise<void>((locked) => {
+      holder = t.db.transaction(async (tx) => {
+        await lockService(tx, w.tenant.id, f.service.id);
+        locked();
+        await released;
+      });
+    });
+    const tokens = [w.tokens.editor, w.tokens.admin, w.tokens.superAdmin, serviceEditor.token, w.tokens.editor, serviceEditor.token];
+    const writes = Promise.all(
+      tokens.map((token, i) => post(token, { aspectId: f.aspect.id, timeBucket, value: `Writer ${i}`, expectedValue: 'Start' })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    await holder;
+    const results = await writes;
+    const applied = results.filter((r) => r.statusCode === 200);
+    expect(applied).toHaveLength(1);
+    const winner = applied[0]!.json().availability.value;
+    for (const res of results.filter((r) => r !== applied[0])) {
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ error: C.availabilityChanged, current: winner });
+    }
+    const after = await stateOf(f.service.id, f.aspect.id);
+    expect(after.texts.map((r) => [r.value, r.version])).toEqual([[winner, before.texts[0]!.version + 1]]);
+    expect(after.history).toHaveLength(before.history.length + 1);
+    expect(after.service!.version).toBe(before.service!.version + 1);
   });
 });
 
