@@ -1,6 +1,7 @@
 /** The figures of one database configuration, each a median of several runs. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { buildTenant, catalogFile, importCatalog, type BenchScale } from './data';
 import { Client, loadLoop, median, percentile, timedGet, wrk } from './http';
@@ -150,8 +151,14 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
     const imports: number[] = [];
     const duringImport: number[] = [];
     const healthDuringImport: number[] = [];
+    const rssGrowth: number[] = [];
+    let imported = '';
     for (let r = 0; r < o.runs; r++) {
       let done = false;
+      // The server's resident memory through the import, against what it was just before.
+      const rssBefore = rssOf(running.pid);
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssOf(running.pid))), 20);
       // A small page of the product (the app's page), and a call that must reach the database.
       const probe = (async () => {
         while (!done) duringImport.push((await timedGet(client, '/')).ms);
@@ -159,11 +166,25 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
       const health = (async () => {
         while (!done) healthDuringImport.push((await timedGet(client, '/api/health')).ms);
       })();
-      imports.push((await importCatalog(client, file, `import-${r}.catalog`)).ms);
+      const result = await importCatalog(client, file, `import-${r}.catalog`);
+      imports.push(result.ms);
+      imported = result.id;
       done = true;
+      clearInterval(sampler);
+      rssGrowth.push((rssPeak - rssBefore) / MB);
       await Promise.all([probe, health]);
     }
     figures.push({ name: `Import of the ${o.scale.importAspects}-aspect .catalog (ms)`, value: median(imports), unit: 'ms', target: { value: o.databaseUrl ? 2000 : 3000, atMost: true } });
+    const documentMb = gunzipSync(file).length / MB;
+    figures.push({
+      name: `Server RSS growth during the import (MB; the file is ${documentMb.toFixed(1)} MB of JSON)`,
+      value: median(rssGrowth),
+      unit: 'MB',
+      target: { value: 10 * documentMb, atMost: true },
+    });
+    const exportsMs: number[] = [];
+    for (let r = 0; r < o.runs; r++) exportsMs.push((await timedGet(client, `/api/services/${imported}/export`)).ms);
+    figures.push({ name: `Export of the ${o.scale.importAspects}-aspect service (ms)`, value: median(exportsMs), unit: 'ms', target: { value: 1000, atMost: true } });
     figures.push({ name: 'Small page p99 while an import runs (ms)', value: percentile(duringImport, 99), unit: 'ms', target: { value: 20, atMost: true } });
     figures.push({ name: 'Database health check p99 while an import runs (ms)', value: percentile(healthDuringImport, 99), unit: 'ms' });
     if (!o.databaseUrl) {
