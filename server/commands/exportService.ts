@@ -1,4 +1,5 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { stringify } from 'csv-stringify/sync';
 import { htmlToText } from '../../common/richText';
 import type { Executor } from '../db';
@@ -40,8 +41,11 @@ export async function buildCatalogDocument(db: Executor, service: ServiceRow) {
   };
 }
 
+const gzipAsync = promisify(gzip);
+
+/** The .catalog file: the document as gzip, compressed off the main thread (a large service's takes a few hundred ms). */
 export async function exportServiceFile(db: Executor, service: ServiceRow): Promise<Buffer> {
-  return gzipSync(Buffer.from(JSON.stringify(await buildCatalogDocument(db, service)), 'utf8'));
+  return gzipAsync(Buffer.from(JSON.stringify(await buildCatalogDocument(db, service)), 'utf8'));
 }
 
 /** A cell a spreadsheet would read as a formula gets a leading single quote. */
