@@ -37,6 +37,11 @@ export interface BenchResults {
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
 
+/** One section per database: its figures, then its notes. */
+function perDatabase(results: DatabaseFigures[]): string[] {
+  return results.flatMap((d) => [`### ${d.database}`, '', ...table(d.figures), ...d.notes.map((n) => `- ${n}`), '']);
+}
+
 function row(f: Figure): string {
   let ratio = '';
   let verdict = '';
@@ -91,7 +96,7 @@ export function renderReport(r: BenchResults): string {
       measured(m, `; scale ${m.scale}${m.scale === 'small' ? " (BENCH_SCALE=small: a smaller tenant and import, to prove the bench; the issue's figures need the full scale)" : ''}`),
       '',
     );
-    for (const d of r.api.results) lines.push(`### ${d.database}`, '', ...table(d.figures), ...d.notes.map((n) => `- ${n}`), '');
+    lines.push(...perDatabase(r.api.results));
   }
 
   if (r.memory) {
@@ -112,7 +117,7 @@ export function renderReport(r: BenchResults): string {
       measured(m, `; scale ${m.scale}`),
       '',
     );
-    for (const d of r.memory.results) lines.push(`### ${d.database}`, '', ...table(d.figures), ...d.notes.map((n) => `- ${n}`), '');
+    lines.push(...perDatabase(r.memory.results));
   }
 
   if (r.browser) {

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadServiceContentJson } from '../../db/queries/catalog';
 import { presentService } from '../../presenters/services';
-import { scope } from '../../plugins/context';
-import type { Actor } from '../../plugins/context';
+import { scope, type Actor } from '../../plugins/context';
 import { can } from '../../policies';
 import {
   authorizeService,
