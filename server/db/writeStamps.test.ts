@@ -19,6 +19,7 @@ describe('writtenTables', () => {
     const written = ['availabilities', 'availability_history', 'services'];
     expect(writtenTables('select status, current_value, service_id from catalog_write_availability($1::uuid, $2::uuid)')).toEqual(written);
     expect(writtenTables('SELECT * FROM public."catalog_write_availability" ($1)')).toEqual(written);
+    expect(writtenTables('select ord, status from catalog_write_availabilities($1::uuid, $2::jsonb)')).toEqual(written);
     expect(writtenTables('select catalog_write_availability_log from services')).toEqual([]);
   });
 

@@ -17,6 +17,7 @@ const WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?|alt
  */
 const WRITING_FUNCTIONS: Record<string, readonly string[]> = {
   catalog_write_availability: ['availabilities', 'availability_history', 'services'],
+  catalog_write_availabilities: ['availabilities', 'availability_history', 'services'],
 };
 const CALL = new RegExp(`\\b(${Object.keys(WRITING_FUNCTIONS).join('|')})"?\\s*\\(`, 'gi');
 

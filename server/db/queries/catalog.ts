@@ -231,6 +231,42 @@ export async function writeAvailability(
   return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null };
 }
 
+/** One availability write of a batch: what writeAvailability takes. */
+export interface AvailabilityWrite {
+  key: AvailabilityKey;
+  value: string;
+  changedBy: string;
+  expected?: string | null;
+}
+
+export type AvailabilityWriteResult = Awaited<ReturnType<typeof writeAvailability>>;
+
+/**
+ * Several writes of one tenant in one statement, each exactly as writeAvailability would make it,
+ * in the order given (catalog_write_availabilities, migration 0003): one write's conflict or
+ * missing aspect does not stop the others. Answers one result per write, in the same order.
+ */
+export async function writeAvailabilities(db: Executor, tenantId: string, writes: readonly AvailabilityWrite[]): Promise<AvailabilityWriteResult[]> {
+  type Row = { ord: number; status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null };
+  const items = writes.map((w) => ({
+    aspect: w.key.aspectId,
+    bucket: w.key.timeBucket,
+    value: w.value,
+    changed_by: w.changedBy,
+    check: w.expected !== undefined,
+    expected: w.expected ?? null,
+  }));
+  const res = await db.execute<Row>(sql`
+    select ord, status, current_value, service_id
+    from catalog_write_availabilities(${tenantId}::uuid, ${JSON.stringify(items)}::jsonb)`);
+  const results: AvailabilityWriteResult[] = [];
+  for (const row of (res as unknown as { rows: Row[] }).rows) {
+    results[row.ord - 1] = { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null };
+  }
+  if (results.length !== writes.length || results.includes(undefined as never)) throw new Error('catalog_write_availabilities did not answer one result per write');
+  return results;
+}
+
 /** An aspect's availability history, newest first. */
 export async function historyOfAspect(db: Executor, tenantId: string, aspectId: string): Promise<HistoryRow[]> {
   return db

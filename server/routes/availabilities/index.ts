@@ -6,7 +6,6 @@ import {
   availabilitiesOfService,
   historyOfAspect,
   listAspects,
-  writeAvailability,
 } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
@@ -14,12 +13,14 @@ import { can } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, notFound } from '../../errors';
 import { authorizeService, pathId } from '../../commands/serviceWrites';
+import { AvailabilityWriter } from '../../commands/availabilityWrites';
 import { authorizeAspect } from '../aspects/access';
 
 type IdParams = { Params: { id: string } };
 
 export default async function availabilityRoutes(app: FastifyInstance) {
   const db = app.database.db;
+  const writer = new AvailabilityWriter();
 
   /**
    * Sets one aspect's text for one quarter (an empty value clears it) and appends it to the
@@ -38,7 +39,8 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     const aspectId = input.aspectId.toLowerCase();
     const expected = input.expectedValue === undefined ? undefined : input.expectedValue?.trim() || null;
     const key = { tenantId, aspectId, timeBucket: input.timeBucket };
-    const result = await writeAvailability(db, key, input.value, actor.user.email || actor.user.name, expected);
+    // Writes that arrive while another of the tenant's is under way are sent with others, in one statement.
+    const result = await writer.write(db, { key, value: input.value, changedBy: actor.user.email || actor.user.name, expected });
     if (result.status === 'not_found') throw notFound();
     if (result.status === 'archived') throw conflict(M.serviceArchivedConflict);
     if (result.status === 'conflict') throw conflict(C.availabilityChanged, { current: result.current });
