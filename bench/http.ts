@@ -1,4 +1,4 @@
-/** HTTP helpers of the benchmark: an API client, wrk, a fixed-concurrency load loop, percentiles. */
+/** HTTP helpers of the benchmark: an API client, wrk, percentiles. */
 import { spawnSync } from 'node:child_process';
 
 export class Client {
@@ -54,9 +54,13 @@ export interface WrkResult {
   non2xx: number;
 }
 
-/** Requests per second of GET url at `connections` connections for `seconds`, with wrk. */
-export function wrk(url: string, headers: Record<string, string>, seconds: number, connections = 10): WrkResult {
+/**
+ * Requests per second and p99 latency of GET url at `connections` connections for `seconds`, with
+ * wrk; `script`, a wrk Lua script's path, makes the requests instead (writes with their bodies).
+ */
+export function wrk(url: string, headers: Record<string, string>, seconds: number, connections = 10, script?: string): WrkResult {
   const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency'];
+  if (script) args.push('-s', script);
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   const out = spawnSync('wrk', [...args, url], { encoding: 'utf8' });
   if (out.status !== 0) throw new Error(`wrk failed: ${out.stderr}`);
@@ -67,23 +71,6 @@ export function wrk(url: string, headers: Record<string, string>, seconds: numbe
   return { rps, p99Ms: p99 ? Number(p99[1]) * unit : 0, non2xx };
 }
 
-/** Runs `total` calls of `task` with `concurrency` in flight; answers each call's latency in ms. */
-export async function loadLoop(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number[]> {
-  const latencies: number[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < total) {
-      const i = next++;
-      const started = performance.now();
-      await task(i);
-      latencies.push(performance.now() - started);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return latencies;
-}
-
-/** Time of one GET with its body read, in ms. */
 /** A GET timed by the client, with the server's own time on it from its Server-Timing header. */
 export async function timedGet(client: Client, path: string, headers: Record<string, string> = {}): Promise<{ ms: number; serverMs: number; bytes: number }> {
   const started = performance.now();

@@ -87,7 +87,7 @@ async function main() {
 
   if (steps.includes('api')) {
     const machine = machineNow(scaleName, runs, seconds);
-    const common = { scale, runs, seconds, writes: scaleName === 'small' ? 200 : 1000, port, log };
+    const common = { scale, runs, seconds, port, log };
     save('api', { machine, results: await perDatabase('catalog_bench', (databaseUrl) => measure({ ...common, databaseUrl })) });
   }
   if (steps.includes('memory')) {
