@@ -17,14 +17,14 @@ AS $$
 DECLARE
   v_item jsonb;
   v_ord integer := 0;
+  v_aspects uuid[];
 BEGIN
+  -- As arrays, looked up by key: the planner cannot see how many rows a JSON array holds, and
+  -- would scan every aspect of the tenant to join them.
+  v_aspects := ARRAY(SELECT (e.value ->> 'aspect')::uuid FROM jsonb_array_elements(p_items) e);
   PERFORM 1 FROM services s
   WHERE s.tenant_id = p_tenant
-    AND s.id IN (
-      SELECT a.service_id FROM aspects a
-      WHERE a.tenant_id = p_tenant
-        AND a.id IN (SELECT (e.value ->> 'aspect')::uuid FROM jsonb_array_elements(p_items) e)
-    )
+    AND s.id = ANY (ARRAY(SELECT DISTINCT a.service_id FROM aspects a WHERE a.tenant_id = p_tenant AND a.id = ANY (v_aspects)))
   ORDER BY s.id
   FOR UPDATE;
   FOR v_item IN SELECT e.value FROM jsonb_array_elements(p_items) e LOOP
