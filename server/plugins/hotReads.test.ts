@@ -9,6 +9,8 @@ import { as, createCatalogWorld, type CatalogWorld } from '../routes/services/ca
 interface Raw {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** Header names as sent, lower-cased, in order (a name sent twice shows twice). */
+  names: string[];
   body: Buffer;
 }
 
@@ -18,7 +20,8 @@ function get(base: string, path: string, headers: Record<string, string>): Promi
     const req = request(base + path, { headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      const names = res.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, names, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject);
     req.end();
@@ -60,6 +63,9 @@ describe('hot reads answer as the full routes do', () => {
     // A query string always takes the full route: what it answers now is the reference.
     const reference = await get(base, `${path}?_=1`, headers);
     expect(t.app.hotReads.answered).toBe(before + 1);
+    // Each header once, and the same ones as the full route sends.
+    expect(hot.names).toEqual([...new Set(hot.names)]);
+    expect([...hot.names].sort()).toEqual([...reference.names].sort());
     return { first, hot, reference };
   }
 

@@ -3,11 +3,20 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { TenantRow } from '../db/queries/users';
 import type { Actor } from './context';
 
-/** A finished answer of a hot read: the route's own headers and body. */
+/**
+ * A finished answer of a hot read: the route's own headers, as name/value pairs (lower-case names,
+ * each once; a route keeps the list of each of its answers, so that nothing is built per request),
+ * and the body.
+ */
 export interface HotAnswer {
   status: 200 | 304;
-  headers: Record<string, string>;
+  headers: readonly string[];
   body?: Buffer;
+}
+
+/** A route's header pairs from a record: what a route builds once per answer it keeps. */
+export function headerPairs(headers: Record<string, string>): readonly string[] {
+  return Object.freeze(Object.entries(headers).flat());
 }
 
 export interface HotScope {
@@ -51,13 +60,34 @@ export class HotReads {
   actorOf: (token: string) => Actor | undefined = () => undefined;
   /** The tenant a request works in, with the same checks as the tenant plugin. */
   tenantOf: (req: IncomingMessage, actor: Actor) => TenantRow | undefined = () => undefined;
-  /** Headers every response carries (the security plugin's). */
-  headers: Record<string, string> = {};
+  /** Each route answer's header list with the headers every response carries, built once per list. */
+  private readonly merged = new WeakMap<readonly string[], string[]>();
+  private common: Record<string, string> = {};
   /** The rate limiter shared with the full routes; unset when rate limiting is off. */
   limit: HotLimit | undefined;
   requestId: (req: IncomingMessage) => string = () => '';
 
   constructor(private readonly log: () => FastifyBaseLogger) {}
+
+  /** Headers every response carries (the security plugin's). */
+  get headers(): Record<string, string> {
+    return this.common;
+  }
+
+  set headers(headers: Record<string, string>) {
+    this.common = { ...headers };
+  }
+
+  /** The headers every response carries, then the route's own (the route's value wins a shared name). */
+  private withCommon(own: readonly string[]): string[] {
+    let list = this.merged.get(own);
+    if (!list) {
+      const names = new Set(own.filter((_, i) => i % 2 === 0));
+      list = [...Object.entries(this.common).filter(([name]) => !names.has(name)).flat(), ...own];
+      this.merged.set(own, list);
+    }
+    return list;
+  }
 
   /** Adds a route: `pattern` is matched against the whole path of GET /api requests without a query. */
   route(pattern: RegExp, handler: HotHandler): void {
@@ -105,15 +135,12 @@ export class HotReads {
     const child = logging ? log.child({ reqId: id }) : undefined;
     // The same two lines as the framework's request logging, with the same request serializer.
     child?.info({ req: { method: req.method, url, ip: req.socket.remoteAddress } }, 'incoming request');
-    const headers: Record<string, string | number> = {
-      ...this.headers,
-      ...limited,
-      ...answer.headers,
-      'x-request-id': id,
-      'server-timing': serverTiming(performance.now() - started),
-    };
-    if (answer.body) headers['content-length'] = answer.body.length;
-    res.writeHead(answer.status, headers);
+    // As name/value pairs: Node writes them as they come, with no object to build per request.
+    const headers: (string | number)[] = this.withCommon(answer.headers).slice();
+    for (const name in limited) headers.push(name, limited[name]!);
+    headers.push('x-request-id', id, 'server-timing', serverTiming(performance.now() - started));
+    if (answer.body) headers.push('content-length', answer.body.length);
+    res.writeHead(answer.status, headers as string[]);
     res.end(answer.body);
     this.answered++;
     child?.info({ res: { statusCode: answer.status }, responseTime: performance.now() - started }, 'request completed');

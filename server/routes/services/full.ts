@@ -14,7 +14,7 @@ import {
 import { StampedCache } from '../../db/writeStamps';
 import { M } from '../../../common/messages';
 import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
-import type { HotAnswer } from '../../plugins/hotReads';
+import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 
 /** Bytes of encoded /full bodies kept in memory. */
 export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
@@ -32,7 +32,9 @@ function variantOf(actor: Actor, tenantId: string, access: ServiceAccess) {
     canHardDelete: can(actor, 'services.hardDelete', ctx),
   };
   const includePrivate = permissions.canEdit;
-  const variant = [includePrivate, ...Object.values(permissions)].map((flag) => (flag ? '1' : '0')).join('');
+  const flag = (allowed: boolean) => (allowed ? '1' : '0');
+  const variant =
+    flag(includePrivate) + flag(permissions.canEdit) + flag(permissions.canManageSettings) + flag(permissions.canAdmin) + flag(permissions.canHardDelete);
   const key: VariantKey = { tenantId, serviceId: service.id, version: service.version, variant };
   return { permissions, includePrivate, key };
 }
@@ -47,6 +49,23 @@ function fullHeaders(entry: EncodedBody, gzip: boolean): Record<string, string> 
   };
   if (gzip) headers['content-encoding'] = 'gzip';
   return headers;
+}
+
+/** The header lists of a held body's hot answers: plain, gzip and 304, built once per body. */
+const hotHeaders = new WeakMap<EncodedBody, { plain: readonly string[]; gzip: readonly string[]; notModified: readonly string[] }>();
+
+function hotHeadersOf(entry: EncodedBody) {
+  let lists = hotHeaders.get(entry);
+  if (!lists) {
+    const type = { 'content-type': 'application/json; charset=utf-8' };
+    lists = {
+      plain: headerPairs({ ...fullHeaders(entry, false), ...type }),
+      gzip: headerPairs({ ...fullHeaders(entry, true), ...type }),
+      notModified: headerPairs(fullHeaders(entry, false)),
+    };
+    hotHeaders.set(entry, lists);
+  }
+  return lists;
 }
 
 /**
@@ -94,10 +113,11 @@ export default async function fullServiceRoute(app: FastifyInstance) {
     checkServiceAccess(actor, tenantId, found, 'catalog.view');
     const entry = cache.peek(variantOf(actor, tenantId, found).key);
     if (!entry) return undefined;
-    if (etagMatches(req.headers['if-none-match'], entry.etag)) return { status: 304, headers: fullHeaders(entry, false) };
+    const lists = hotHeadersOf(entry);
+    if (etagMatches(req.headers['if-none-match'], entry.etag)) return { status: 304, headers: lists.notModified };
     const gzip = acceptsGzip(req.headers['accept-encoding']);
     const body = gzip ? entry.gzipped : entry.json;
     if (!body) return undefined;
-    return { status: 200, headers: { ...fullHeaders(entry, gzip), 'content-type': 'application/json; charset=utf-8' }, body };
+    return { status: 200, headers: gzip ? lists.gzip : lists.plain, body };
   });
 }

@@ -9,7 +9,7 @@ import { authorizeService, pathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
-import type { HotAnswer } from '../../plugins/hotReads';
+import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 
 const listQuery = z.object({
   includeArchived: z
@@ -36,11 +36,12 @@ export default async function serviceRoutes(app: FastifyInstance) {
   });
 
   // Without a query string the list is the default one (archived services left out), when held.
+  const listHeaders = headerPairs({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   app.hotReads.route(/^\/api\/services$/, (_req, { actor, tenantId }): HotAnswer | undefined => {
     authorize(actor, 'catalog.view');
     const body = lists.peek(`${tenantId}|false`);
     if (!body) return undefined;
-    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, body };
+    return { status: 200, headers: listHeaders, body };
   });
 
   app.get<{ Params: { id: string } }>('/services/:id', async (req) => {
