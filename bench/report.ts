@@ -86,8 +86,9 @@ export function renderReport(r: BenchResults): string {
     lines.push(
       '## API',
       '',
-      `Each figure is the median of ${m.runs} runs. Throughput is measured with wrk at 10 connections for ${m.seconds} s per run`,
-      'and compared with a bare `node:http` server answering the same bytes from memory with the same',
+      `Each figure is the median of ${m.runs} runs. Throughput is measured with wrk at 10 connections for ${m.seconds} s per run,`,
+      'after a round not counted that warms both servers, and compared with a bare `node:http` server',
+      'answering the same bytes from memory with the same',
       'tool, concurrency and encoding, measured in the same run: the ratio is the figure, the absolute',
       'numbers move with the machine. Times are measured by the client over loopback, so they include',
       'the transfer of the body, except those named server time: the server\'s own time on the call,',
