@@ -61,7 +61,7 @@ export class HotReads {
   /** The tenant a request works in, with the same checks as the tenant plugin. */
   tenantOf: (req: IncomingMessage, actor: Actor) => TenantRow | undefined = () => undefined;
   /** Each route answer's header list with the headers every response carries, built once per list. */
-  private readonly merged = new WeakMap<readonly string[], string[]>();
+  private merged = new WeakMap<readonly string[], string[]>();
   private common: Record<string, string> = {};
   /** The rate limiter shared with the full routes; unset when rate limiting is off. */
   limit: HotLimit | undefined;
@@ -69,13 +69,10 @@ export class HotReads {
 
   constructor(private readonly log: () => FastifyBaseLogger) {}
 
-  /** Headers every response carries (the security plugin's). */
-  get headers(): Record<string, string> {
-    return this.common;
-  }
-
-  set headers(headers: Record<string, string>) {
+  /** Sets the headers every response carries (the security plugin's); the merged lists are built again. */
+  setCommonHeaders(headers: Record<string, string>): void {
     this.common = { ...headers };
+    this.merged = new WeakMap();
   }
 
   /** The headers every response carries, then the route's own (the route's value wins a shared name). */

@@ -18,7 +18,7 @@ export const HSTS_MAX_AGE = 365 * 24 * 60 * 60;
 export const securityPlugin = fp(async (app) => {
   const https = app.config.publicUrl.startsWith('https://');
   const headers = securityHeaders(https);
-  app.hotReads.headers = headers;
+  app.hotReads.setCommonHeaders(headers);
   app.addHook('onRequest', (_req, reply, done) => {
     reply.headers(headers);
     done();
