@@ -63,7 +63,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
     storage.clearSession();
     storage.clearActiveTenant();
-    setUser(null);
+    // One navigation, which loads the login page afresh (nothing of the session stays in memory).
+    // Clearing the user first had the router move to /login on its own, a moment before it.
     window.location.assign('/login');
   }, []);
 
