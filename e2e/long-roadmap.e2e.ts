@@ -62,6 +62,20 @@ test.describe('A long roadmap', () => {
     }
     await expectAccessible(page, 'long roadmap, scrolled');
 
+    // The table scrolls in its own panel, shorter than the window: scrolled to its last row, the
+    // panel still shows its column headings at its top, and the page's end shows the whole panel.
+    const panel = page.getByRole('region', { name: 'Roadmap' });
+    await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await panel.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect(page.getByText(titles[ASPECTS - 1]!, { exact: true })).toBeInViewport();
+    const heading = panel.getByRole('columnheader', { name: 'Aspect', exact: true });
+    await expect(heading).toBeInViewport();
+    const [panelBox, headingBox] = [await panel.boundingBox(), await heading.boundingBox()];
+    expect(Math.abs(headingBox!.y - panelBox!.y)).toBeLessThanOrEqual(2);
+    await page.evaluate(() => window.scrollTo(0, document.scrollingElement!.scrollHeight));
+    await expect(heading).toBeInViewport();
+    await expect(page.getByTestId('footer-tenant')).toBeInViewport();
+
     // The current view keeps every row too.
     await page.locator('label', { hasText: /^Current$/ }).click();
     await expect(page.getByTestId('current-row')).toHaveCount(ASPECTS);

@@ -85,7 +85,7 @@ export function nextRange(prev: RowRange, need: RowRange, wide: RowRange, reach:
  * render in full, the others in brief (title only, at their last measured height), so hundreds of
  * rows load, filter and scroll quickly while the row count, the titles and the page's length stay
  * right. The window is placed from the rows' own boxes after each render, before the browser
- * paints, and again on every scroll (the page's or a modal's) and resize.
+ * paints, and again on every scroll (the table's own, the page's or a modal's) and resize.
  */
 export function useRowWindow(rowCount: number): RowWindow {
   const tableRef = useRef<HTMLTableElement | null>(null);
