@@ -3,10 +3,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './test/reliability/server';
 
 /** The real server process on the embedded database: first start, lock, clean shutdown, restart. */
 const dataDir = mkdtempSync(join(tmpdir(), 'catalog-main-'));
-const port = 3200 + Math.floor(Math.random() * 700);
+const port = await freePort();
 const children: ChildProcess[] = [];
 
 function start(extraEnv: Record<string, string> = {}) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordFigure } from '../security/figures';
-import { ApiClient, createPostgresDatabase, killHard, startServer, stopServer, type RunningServer } from './server';
+import { ApiClient, createPostgresDatabase, freePort, killHard, startServer, stopServer, type RunningServer } from './server';
 
 /**
  * Suite 8, crash safety: the real server process is killed with SIGKILL in the middle of a burst
@@ -19,7 +19,7 @@ const ASPECTS = 4;
 const IMPORT_CATEGORIES = 5;
 const IMPORT_ASPECTS = 150;
 const QUARTERS = ['2030-Q1', '2030-Q2', '2030-Q3', '2030-Q4'];
-const port = 3300 + Math.floor(Math.random() * 600);
+const port = await freePort();
 const cleanups: Array<() => Promise<void> | void> = [];
 let running: RunningServer | null = null;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runSoak } from '../../../bench/soak';
 import { recordFigure } from '../security/figures';
+import { freePort } from './server';
 
 /**
  * Suite 11, the soak's short version: the same fixed-rate mixed load as bench/soak.ts (which runs
@@ -15,7 +16,7 @@ describe('soak', () => {
       seconds: SECONDS,
       rate: RATE,
       tenants: 3,
-      port: 3900 + Math.floor(Math.random() * 90),
+      port: await freePort(),
       databaseUrl: process.env.TEST_DATABASE_URL || undefined,
       log: () => {},
     });
