@@ -9,10 +9,10 @@
 // SCAN_PORT picks the port (default: a free one), SCAN_JOBS the sqlmap runs side by side (3),
 // SCAN_KEEP=1 keeps the tools' output of a failed scan.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { register } from 'tsx/esm/api';
+import { freePort } from './freePort.mjs';
 import { buildWeb, root, webBuildIsStale } from './webBuild.mjs';
 import {
   SQLMAP_SETTINGS,
@@ -519,14 +519,4 @@ async function inPhases(targets, fn) {
   return results;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port: p } = s.address();
-      s.close(() => resolve(p));
-    });
-  });
-}
 

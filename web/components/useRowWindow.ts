@@ -83,7 +83,7 @@ export function nextRange(prev: RowRange, need: RowRange, wide: RowRange, reach:
 /**
  * Windowed rendering for long tables that keeps every row in the document: rows near the viewport
  * render in full, the others in brief (title only, at their last measured height), so hundreds of
- * rows load, filter and scroll quickly while the row count, the titles and the page's length stay
+ * rows load, filter and scroll quickly while the row count, the titles and the table's length stay
  * right. The window is placed from the rows' own boxes after each render, before the browser
  * paints, and again on every scroll (the table's own, the page's or a modal's) and resize.
  */

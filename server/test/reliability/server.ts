@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+
+export { freePort } from '../../../scripts/freePort.mjs';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'reliability-admin-password';
@@ -14,21 +15,6 @@ export interface RunningServer {
   exited: Promise<number | null>;
   /** Milliseconds from spawn to "running". */
   startMs: number;
-}
-
-/**
- * A TCP port free on 127.0.0.1, chosen by the system: a port picked at random from a fixed range
- * can be one another service of the machine listens on (a database, a broker).
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts the real server process (`node --import tsx server/main.ts`) and waits until it serves. */
