@@ -13,6 +13,9 @@ beforeAll(async () => {
   await setAvailability(t.db, w.tenant.id, w.service.id, w.publicAspect.id, w.service.timeline[0]!, 'Available');
   await setAvailability(t.db, w.tenant.id, w.service.id, w.publicAspect.id, '2001-Q1', 'Kept outside the timeline');
   await setAvailability(t.db, w.tenant.id, w.service.id, w.privateAspect.id, w.service.timeline[1]!, 'Secret');
+  // Written out of order: the body lists them in quarter order.
+  await setAvailability(t.db, w.tenant.id, w.service.id, w.privateAspect.id, w.service.timeline[3]!, 'Later');
+  await setAvailability(t.db, w.tenant.id, w.service.id, w.privateAspect.id, w.service.timeline[0]!, 'Sooner');
   await t.db.insert(actorRoles).values({ tenantId: w.tenant.id, serviceId: w.service.id, roleName: 'Student', position: 0 });
   await t.db.insert(quickTemplates).values({ tenantId: w.tenant.id, serviceId: w.service.id, templateText: 'Available', position: 0 });
 });
@@ -50,6 +53,12 @@ describe('GET /api/services/:id/full', () => {
       availabilities: { [w.service.timeline[0]!]: 'Available' },
     });
     expect(body.resolved_data.aspects[1]).toMatchObject({ id: w.privateAspect.id, is_public: false });
+    const tl = w.service.timeline;
+    expect(Object.entries(body.resolved_data.aspects[1].availabilities)).toEqual([
+      [tl[0], 'Sooner'],
+      [tl[1], 'Secret'],
+      [tl[3], 'Later'],
+    ]);
     expect(body.roles).toEqual([{ id: expect.any(String), role_name: 'Student', position: 0 }]);
     expect(body.templates).toEqual([{ id: expect.any(String), template_text: 'Available', position: 0 }]);
     expect(body.permissions).toEqual({ canEdit: true, canManageSettings: true, canAdmin: false, canHardDelete: false });
