@@ -53,6 +53,14 @@ test.describe('A long roadmap', () => {
     expect(await rowTitles(page)).toEqual(titles);
     await expect(page.getByRole('button', { name: `Capability 000, ${TIMELINE[0]}: Level 0 in ${TIMELINE[0]}` })).toBeVisible();
 
+    // A search that leaves nothing, then cleared: every row comes back, those in view with their cells.
+    const search = page.getByPlaceholder('Search aspects...');
+    await search.fill('no capability is called this');
+    await expect(page.getByText('No matching aspects found')).toBeVisible();
+    await search.fill('');
+    await expect(page.getByTestId('aspect-row')).toHaveCount(ASPECTS);
+    await expect(page.getByRole('button', { name: `Capability 010, ${TIMELINE[3]}: Level 10 in ${TIMELINE[3]}` })).toBeVisible();
+
     // The last row, scrolled to, shows its cells; so does one in the middle, scrolled back up to.
     for (const i of [ASPECTS - 1, ASPECTS / 2]) {
       const title = titles[i]!;
