@@ -80,13 +80,6 @@ export function nextRange(prev: RowRange, need: RowRange, wide: RowRange, reach:
   return need;
 }
 
-/** True when the table's top is at or below the top of the window and its panel is not scrolled down. */
-function scrolledToTop(table: HTMLTableElement | null): boolean {
-  if (!table) return false;
-  const panel = table.parentElement;
-  return (panel?.scrollTop ?? 0) === 0 && table.getBoundingClientRect().top >= 0;
-}
-
 /**
  * Windowed rendering for long tables that keeps every row in the document: rows near the viewport
  * render in full, the others in brief (title only, at their last measured height), so hundreds of
@@ -103,18 +96,6 @@ export function useRowWindow(rowCount: number): RowWindow {
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
   // Height of rows never measured: the measured average, updated when it moves by over a tenth.
   const [estimate, setEstimate] = useState(FALLBACK_ROW_PX);
-
-  // A new set of rows (a search typed or cleared) starts from the rows that fill the top of the
-  // table, chosen before it renders: rendered in brief first, they would all render again in full
-  // before the first frame (two renders and two layouts of the table).
-  const [shownCount, setShownCount] = useState(rowCount);
-  if (rowCount !== shownCount) {
-    setShownCount(rowCount);
-    if (rowCount > 0 && scrolledToTop(tableRef.current)) {
-      const fill = Math.ceil((window.innerHeight + NEAR_PX) / estimate);
-      setRange({ start: 0, end: Math.min(rowCount, fill) - 1 });
-    }
-  }
 
   /** Records the rows' elements and the heights of those in full (after a render or a resize). */
   const measure = useCallback(() => {
