@@ -13,6 +13,7 @@ import { sessionPlugin } from './plugins/session';
 import { tenantPlugin } from './plugins/tenant';
 import { spaPlugin } from './plugins/spa';
 import { HotReads, serverTiming } from './plugins/hotReads';
+import { AvailabilityChanges } from './routes/services/fullParts';
 import { sharedRateLimitStore } from './plugins/rateLimit';
 import { registerRoutes } from './routes';
 import { M } from '../common/messages';
@@ -41,6 +42,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: RegisteredRoute[];
     hotReads: HotReads;
+    /** Which aspects this process's availability writes changed, by service version (server/routes/services/fullParts.ts). */
+    availabilityChanges: AvailabilityChanges;
   }
 }
 
@@ -107,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('registeredRoutes', registeredRoutes);
   app.decorate('hotReads', hotReads);
+  app.decorate('availabilityChanges', new AvailabilityChanges());
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));

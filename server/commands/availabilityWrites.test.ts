@@ -88,14 +88,15 @@ describe('AvailabilityWriter', () => {
     // The first went alone; the seven that came while it was under way went together.
     expect(calls).toEqual(['alone', 'group']);
     expect(results).toEqual([
-      { status: 'applied', current: null, serviceId: service.id },
-      { status: 'applied', current: null, serviceId: service.id },
-      { status: 'applied', current: 'Old', serviceId: service.id },
-      { status: 'applied', current: 'Start', serviceId: service.id },
-      { status: 'conflict', current: 'Mine', serviceId: service.id },
-      { status: 'not_found', current: null, serviceId: null },
-      { status: 'archived', current: null, serviceId: w.archived.id },
-      { status: 'applied', current: null, serviceId: service.id },
+      // Each applied write answers the service version it made, in the order they were made.
+      { status: 'applied', current: null, serviceId: service.id, serviceVersion: versionBefore + 1 },
+      { status: 'applied', current: null, serviceId: service.id, serviceVersion: versionBefore + 2 },
+      { status: 'applied', current: 'Old', serviceId: service.id, serviceVersion: versionBefore + 3 },
+      { status: 'applied', current: 'Start', serviceId: service.id, serviceVersion: versionBefore + 4 },
+      { status: 'conflict', current: 'Mine', serviceId: service.id, serviceVersion: null },
+      { status: 'not_found', current: null, serviceId: null, serviceVersion: null },
+      { status: 'archived', current: null, serviceId: w.archived.id, serviceVersion: null },
+      { status: 'applied', current: null, serviceId: service.id, serviceVersion: versionBefore + 5 },
     ]);
     expect(await texts(service.id)).toEqual(
       new Map([
@@ -176,8 +177,8 @@ describe('catalog_write_availabilities', () => {
         { key: { tenantId: w.other.id, aspectId: aspects[0]!.id, timeBucket: '2026-Q1' }, value: 'Ours', changedBy: 'someone' },
       ]),
     );
-    expect(theirs).toEqual({ status: 'not_found', current: null, serviceId: null });
-    expect(ours).toEqual({ status: 'not_found', current: null, serviceId: null });
+    expect(theirs).toEqual({ status: 'not_found', current: null, serviceId: null, serviceVersion: null });
+    expect(ours).toEqual({ status: 'not_found', current: null, serviceId: null, serviceVersion: null });
     expect(await texts(w.foreign.id)).toEqual(before);
     expect(await texts(service.id)).toEqual(new Map());
   });

@@ -210,7 +210,8 @@ export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not
  * own transaction: the database function catalog_write_availability (migration 0002) finds the
  * aspect, locks its service (writes to one service run one at a time), compares the stored text
  * with `expected` (when given), and only if it matches writes the text, appends the history row
- * and marks the service changed (version and last_updated). Answers the text stored before.
+ * and marks the service changed (version and last_updated). Answers the text stored before and,
+ * when it wrote, the service's version after the write (migration 0004).
  * It decides no right: the caller has authorized the write. The request caches learn what a call
  * writes from server/db/writeStamps.ts, since its text names no table.
  */
@@ -220,15 +221,15 @@ export async function writeAvailability(
   value: string,
   changedBy: string,
   expected?: string | null,
-): Promise<{ status: AvailabilityWriteStatus; current: string | null; serviceId: string | null }> {
+): Promise<{ status: AvailabilityWriteStatus; current: string | null; serviceId: string | null; serviceVersion: number | null }> {
   const { tenantId, aspectId, timeBucket } = key;
-  type Row = { status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null };
+  type Row = { status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null; service_version: number | null };
   const res = await db.execute<Row>(sql`
-    select status, current_value, service_id from catalog_write_availability(
+    select status, current_value, service_id, service_version from catalog_write_availability(
       ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
       ${expected !== undefined}::boolean, ${expected ?? null}::text)`);
   const row = (res as unknown as { rows: Row[] }).rows[0]!;
-  return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null };
+  return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null, serviceVersion: row.service_version ?? null };
 }
 
 /** One availability write of a batch: what writeAvailability takes. */
@@ -247,7 +248,7 @@ export type AvailabilityWriteResult = Awaited<ReturnType<typeof writeAvailabilit
  * missing aspect does not stop the others. Answers one result per write, in the same order.
  */
 export async function writeAvailabilities(db: Executor, tenantId: string, writes: readonly AvailabilityWrite[]): Promise<AvailabilityWriteResult[]> {
-  type Row = { ord: number; status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null };
+  type Row = { ord: number; status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null; service_version: number | null };
   const items = writes.map((w) => ({
     aspect: w.key.aspectId,
     bucket: w.key.timeBucket,
@@ -257,11 +258,16 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
     expected: w.expected ?? null,
   }));
   const res = await db.execute<Row>(sql`
-    select ord, status, current_value, service_id
+    select ord, status, current_value, service_id, service_version
     from catalog_write_availabilities(${tenantId}::uuid, ${JSON.stringify(items)}::jsonb)`);
   const results: AvailabilityWriteResult[] = [];
   for (const row of (res as unknown as { rows: Row[] }).rows) {
-    results[row.ord - 1] = { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null };
+    results[row.ord - 1] = {
+      status: row.status,
+      current: row.current_value ?? null,
+      serviceId: row.service_id ?? null,
+      serviceVersion: row.service_version ?? null,
+    };
   }
   if (results.length !== writes.length || results.includes(undefined as never)) throw new Error('catalog_write_availabilities did not answer one result per write');
   return results;
@@ -294,12 +300,45 @@ export async function listQuickTemplates(db: Executor, tenantId: string, service
     .orderBy(asc(quickTemplates.position), asc(quickTemplates.id));
 }
 
-/** The catalog screen's lists of one service as JSON text, each already in its response shape. */
-export interface ServiceContentJson {
+/**
+ * The catalog screen's lists of one service as JSON text, each already in its response shape. The
+ * aspects come one JSON object each, in display order, so that one aspect can later be replaced
+ * alone (server/routes/services/fullParts.ts): `aspects` joins them with ASPECT_SEPARATOR, and
+ * `aspectIds` joins their ids, in the same order, with commas.
+ */
+export type ServiceContentJson = {
   categories: string;
   aspects: string;
+  aspectIds: string;
   roles: string;
   templates: string;
+};
+
+/**
+ * Joins the aspects' JSON objects in ServiceContentJson.aspects: a control character, which JSON
+ * text never holds unescaped, so splitting on it cannot cut an aspect.
+ */
+export const ASPECT_SEPARATOR = '\x1e';
+
+/**
+ * One aspect as the catalog screen shows it (the fields of the presenters in
+ * server/presenters/catalog.ts), with its availability texts over the timeline.
+ *
+ * The timeline goes in as a text[] parameter, and the test against it is in the aggregate's
+ * FILTER, not the WHERE clause. Under row-level security the planner estimates 1 row per table, so
+ * a set-returning function in the sub-select would run again for every availability row. A WHERE
+ * condition would be an index condition, and PostgreSQL 15 searches the b-tree once per quarter.
+ */
+function aspectJson(tenantId: string, timeline: string[]): SQL {
+  return sql`json_build_object(
+    'id', ${aspects.id}, 'title', ${aspects.title}, 'description', ${aspects.description},
+    'is_public', ${aspects.isPublic}, 'category_id', ${aspects.categoryId}, 'service_id', ${aspects.serviceId},
+    'position', ${aspects.position}, 'version', ${aspects.version},
+    'availabilities', coalesce((
+      select json_object_agg(${availabilities.timeBucket}, ${availabilities.value} order by ${availabilities.timeBucket})
+        filter (where ${availabilities.timeBucket} = any(${sql.param(timeline)}::text[]))
+      from ${availabilities}
+      where ${availabilities.tenantId} = ${tenantId} and ${availabilities.aspectId} = ${aspects.id}), '{}'))::text`;
 }
 
 /**
@@ -307,11 +346,6 @@ export interface ServiceContentJson {
  * statement whatever its size: categories, aspects in display order with their availability texts
  * over the timeline (texts outside it are kept but not shown), actor roles and quick templates.
  * The field names are those of the presenters in server/presenters/catalog.ts.
- *
- * The timeline goes in as a text[] parameter, and the test against it is in the aggregate's
- * FILTER, not the WHERE clause. Under row-level security the planner estimates 1 row per table, so
- * a set-returning function in the sub-select would run again for every availability row. A WHERE
- * condition would be an index condition, and PostgreSQL 15 searches the b-tree once per quarter.
  */
 export async function loadServiceContentJson(
   db: Executor,
@@ -319,7 +353,8 @@ export async function loadServiceContentJson(
   serviceId: string,
   opts: { includePrivate: boolean; timeline: string[] },
 ): Promise<ServiceContentJson> {
-  const rows = await db.execute<{ categories: string; aspects: string; roles: string; templates: string }>(sql`
+  const aspectOrder = sql`order by ${categories.position}, ${categories.createdAt}, ${categories.id}, ${aspects.position}, ${aspects.createdAt}, ${aspects.id}`;
+  const rows = await db.execute<ServiceContentJson>(sql`
     select
       (select coalesce(json_agg(json_build_object(
           'id', ${categories.id}, 'name', ${categories.name}, 'position', ${categories.position},
@@ -327,19 +362,7 @@ export async function loadServiceContentJson(
         order by ${categories.position}, ${categories.createdAt}, ${categories.id}), '[]')::text
        from ${categories}
        where ${categories.tenantId} = ${tenantId} and ${categories.serviceId} = ${serviceId}) as categories,
-      (select coalesce(json_agg(json_build_object(
-          'id', ${aspects.id}, 'title', ${aspects.title}, 'description', ${aspects.description},
-          'is_public', ${aspects.isPublic}, 'category_id', ${aspects.categoryId}, 'service_id', ${aspects.serviceId},
-          'position', ${aspects.position}, 'version', ${aspects.version},
-          'availabilities', coalesce((
-            select json_object_agg(${availabilities.timeBucket}, ${availabilities.value} order by ${availabilities.timeBucket})
-              filter (where ${availabilities.timeBucket} = any(${sql.param(opts.timeline)}::text[]))
-            from ${availabilities}
-            where ${availabilities.tenantId} = ${tenantId} and ${availabilities.aspectId} = ${aspects.id}), '{}'))
-        order by ${categories.position}, ${categories.createdAt}, ${categories.id}, ${aspects.position}, ${aspects.createdAt}, ${aspects.id}), '[]')::text
-       from ${aspects} inner join ${categories} on ${categories.id} = ${aspects.categoryId}
-       where ${aspects.tenantId} = ${tenantId} and ${aspects.serviceId} = ${serviceId}
-         and (${aspects.isPublic} or ${opts.includePrivate})) as aspects,
+      content.json as "aspects", content.ids as "aspectIds",
       (select coalesce(json_agg(json_build_object('id', ${actorRoles.id}, 'role_name', ${actorRoles.roleName}, 'position', ${actorRoles.position})
         order by ${actorRoles.position}, ${actorRoles.id}), '[]')::text
        from ${actorRoles}
@@ -347,9 +370,35 @@ export async function loadServiceContentJson(
       (select coalesce(json_agg(json_build_object('id', ${quickTemplates.id}, 'template_text', ${quickTemplates.templateText}, 'position', ${quickTemplates.position})
         order by ${quickTemplates.position}, ${quickTemplates.id}), '[]')::text
        from ${quickTemplates}
-       where ${quickTemplates.tenantId} = ${tenantId} and ${quickTemplates.serviceId} = ${serviceId}) as templates`);
-  const row = (rows as unknown as { rows: ServiceContentJson[] }).rows[0]!;
-  return row;
+       where ${quickTemplates.tenantId} = ${tenantId} and ${quickTemplates.serviceId} = ${serviceId}) as templates
+    from (
+      select coalesce(string_agg(${aspectJson(tenantId, opts.timeline)}, ${ASPECT_SEPARATOR} ${aspectOrder}), '') as json,
+             coalesce(string_agg(${aspects.id}::text, ',' ${aspectOrder}), '') as ids
+      from ${aspects} inner join ${categories} on ${categories.id} = ${aspects.categoryId}
+      where ${aspects.tenantId} = ${tenantId} and ${aspects.serviceId} = ${serviceId}
+        and (${aspects.isPublic} or ${opts.includePrivate})) as content`);
+  return (rows as unknown as { rows: ServiceContentJson[] }).rows[0]!;
+}
+
+/**
+ * Some aspects of a service as loadServiceContentJson answers each of them, whatever their number
+ * in one statement; private aspects only when asked. Aspects that are not there (or not shown) are
+ * simply absent.
+ */
+export async function loadAspectsJson(
+  db: Executor,
+  tenantId: string,
+  serviceId: string,
+  aspectIds: readonly string[],
+  opts: { includePrivate: boolean; timeline: string[] },
+): Promise<{ id: string; json: string }[]> {
+  const rows = await db.execute<{ id: string; json: string }>(sql`
+    select ${aspects.id} as id, ${aspectJson(tenantId, opts.timeline)} as json
+    from ${aspects}
+    where ${aspects.tenantId} = ${tenantId} and ${aspects.serviceId} = ${serviceId}
+      and ${aspects.id} = any(${sql.param([...aspectIds])}::uuid[])
+      and (${aspects.isPublic} or ${opts.includePrivate})`);
+  return (rows as unknown as { rows: { id: string; json: string }[] }).rows;
 }
 
 /** The content arrays of a service's .catalog document, each as JSON text (see loadCatalogContentJson). */

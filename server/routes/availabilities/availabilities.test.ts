@@ -197,7 +197,7 @@ describe('POST /api/availabilities in one statement', () => {
     // application role, so the policies hide that tenant's rows from it.
     const key = { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: '2026-Q1' };
     const result = await withScope(tenantScope(w.tenant.id), () => writeAvailability(t.db, key, 'Ours', 'someone'));
-    expect(result).toEqual({ status: 'not_found', current: null, serviceId: null });
+    expect(result).toEqual({ status: 'not_found', current: null, serviceId: null, serviceVersion: null });
     expect(await stateOf(w.foreign.id, w.foreignAspect.id)).toEqual(before);
   });
 

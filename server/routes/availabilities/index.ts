@@ -44,6 +44,8 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     if (result.status === 'not_found') throw notFound();
     if (result.status === 'archived') throw conflict(M.serviceArchivedConflict);
     if (result.status === 'conflict') throw conflict(C.availabilityChanged, { current: result.current });
+    // Committed: the next /full of the service can be made from the body before it and this aspect.
+    if (result.serviceId && result.serviceVersion !== null) app.availabilityChanges.record(tenantId, result.serviceId, result.serviceVersion, aspectId);
     return { availability: presentAvailability({ aspectId, timeBucket: input.timeBucket, value: input.value }) };
   });
 

@@ -55,16 +55,21 @@ export function as(t: TestApp, w: CatalogWorld, who: Who) {
 }
 
 
-/** Counts the SQL statements the app sends while `run` runs. */
-export async function countStatements(t: TestApp, run: () => Promise<unknown>): Promise<number> {
+/** The SQL statements the app sends while `run` runs, as their text. */
+export async function statementsOf(t: TestApp, run: () => Promise<unknown>): Promise<string[]> {
   const session = (t.db as unknown as { session: { logger: { logQuery: (q: string, p: unknown[]) => void } } }).session;
   const original = session.logger;
-  let count = 0;
-  session.logger = { logQuery: () => void count++ };
+  const texts: string[] = [];
+  session.logger = { logQuery: (text) => void texts.push(text) };
   try {
     await run();
   } finally {
     session.logger = original;
   }
-  return count;
+  return texts;
+}
+
+/** Counts the SQL statements the app sends while `run` runs. */
+export async function countStatements(t: TestApp, run: () => Promise<unknown>): Promise<number> {
+  return (await statementsOf(t, run)).length;
 }

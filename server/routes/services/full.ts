@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { loadServiceContentJson } from '../../db/queries/catalog';
+import { loadAspectsJson, loadServiceContentJson } from '../../db/queries/catalog';
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { can } from '../../policies';
@@ -15,6 +15,7 @@ import { StampedCache } from '../../db/writeStamps';
 import { M } from '../../../common/messages';
 import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
+import { partsOf, withAspects, type FullParts } from './fullParts';
 
 /** Bytes of encoded /full bodies kept in memory. */
 export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
@@ -76,11 +77,35 @@ function hotHeadersOf(entry: EncodedBody) {
  * again whenever this process has written services or assignments since (server/db/writeStamps.ts);
  * the body itself is built by one statement once per service version and rights variant, then
  * served from memory, gzip included, with an ETag for 304s (docs/decisions/0100-full-response-cache.md).
+ * After availability writes of this process only, the next version is made from the body before
+ * it, reading only the aspects written (docs/decisions/0107-full-after-availability-writes.md).
  * A request whose every part is already held is answered as a hot read (server/plugins/hotReads.ts).
  */
 export default async function fullServiceRoute(app: FastifyInstance) {
   const cache = new FullCache(FULL_CACHE_MAX_BYTES);
   const access = new StampedCache<ServiceAccess | undefined>(SERVICE_ACCESS_TABLES, app.config.CACHE_MAX_AGE_MS);
+
+  /**
+   * The parts of the body at `key`'s version made from the variant's earlier body, when only
+   * availability writes of this process came between them: the aspects they wrote are read again,
+   * the rest is the earlier body's (docs/decisions/0107-full-after-availability-writes.md).
+   * Undefined when the body must be built whole.
+   */
+  async function partsAfterAvailabilityWrites(
+    earlier: EncodedBody | undefined,
+    key: VariantKey,
+    opts: { includePrivate: boolean; timeline: string[] },
+  ): Promise<FullParts | undefined> {
+    if (!earlier?.parts || earlier.parts.timeline !== JSON.stringify(opts.timeline)) return undefined;
+    const changed = app.availabilityChanges.between(key.tenantId, key.serviceId, earlier.version, key.version);
+    if (!changed) return undefined;
+    const shown = [...changed].filter((aspectId) => earlier.parts!.index.has(aspectId));
+    // An aspect the earlier body does not show: it is private and this variant shows none.
+    if (!shown.length) return earlier.parts;
+    const rows = await loadAspectsJson(app.database.db, key.tenantId, key.serviceId, shown, opts);
+    if (rows.length !== shown.length) return undefined;
+    return withAspects(earlier.parts, rows);
+  }
 
   app.get<{ Params: { id: string } }>('/services/:id/full', async (req, reply) => {
     const { actor, tenantId } = scope(req);
@@ -90,14 +115,17 @@ export default async function fullServiceRoute(app: FastifyInstance) {
     const { permissions, includePrivate, key } = variantOf(actor, tenantId, found);
     const { service } = found;
 
-    const entry = await cache.get(key, async () => {
-      const content = await loadServiceContentJson(db, tenantId, id, { includePrivate, timeline: service.timeline });
+    const entry = await cache.get(key, async (earlier) => {
+      const timeline = service.timeline;
+      const parts =
+        (await partsAfterAvailabilityWrites(earlier, key, { includePrivate, timeline })) ??
+        partsOf(await loadServiceContentJson(db, tenantId, id, { includePrivate, timeline }), timeline);
       // The database answers the lists as JSON text; they are spliced in as they are.
-      return (
-        `{"service":${JSON.stringify(presentService(service))},"categories":${content.categories},` +
-        `"resolved_data":{"aspects":${content.aspects},"timeline":${JSON.stringify(service.timeline)}},` +
-        `"roles":${content.roles},"templates":${content.templates},"permissions":${JSON.stringify(permissions)}}`
-      );
+      const body =
+        `{"service":${JSON.stringify(presentService(service))},"categories":${parts.categories},` +
+        `"resolved_data":{"aspects":[${parts.aspects.join(',')}],"timeline":${parts.timeline}},` +
+        `"roles":${parts.roles},"templates":${parts.templates},"permissions":${JSON.stringify(permissions)}}`;
+      return { body, parts };
     });
 
     if (etagMatches(req.headers['if-none-match'], entry.etag)) return reply.headers(fullHeaders(entry, false)).code(304).send();

@@ -5,7 +5,7 @@ import { createService } from '../../test/factories';
 import { aspects, availabilities, categories } from '../../db/schema';
 import { raiseStamps } from '../../db/writeStamps';
 import { as, countStatements, createCatalogWorld, type CatalogWorld } from './catalog.fixtures';
-import { acceptsGzip, etagMatches, FullCache } from './fullCache';
+import { acceptsGzip, etagMatches, FullCache, type EncodedBody } from './fullCache';
 
 let t: TestApp;
 let w: CatalogWorld;
@@ -143,7 +143,7 @@ describe('GET /api/services/:id/full served from encoded bodies', () => {
 
 describe('FullCache', () => {
   const key = (serviceId: string, version = 1) => ({ tenantId: 't', serviceId, version, variant: '1' });
-  const body = (size: number) => async () => JSON.stringify({ text: 'x'.repeat(size) });
+  const body = (size: number) => async () => ({ body: JSON.stringify({ text: 'x'.repeat(size) }) });
 
   it('keeps the bytes it holds within its budget, dropping the least recently used first', async () => {
     const cache = new FullCache(3_000);
@@ -153,28 +153,31 @@ describe('FullCache', () => {
     await cache.get(key('c'), body(1_000));
     expect(cache.bytes).toBeLessThanOrEqual(3_000);
     let rebuilt = 0;
-    await cache.get(key('a'), async () => (rebuilt++, '{}'));
+    await cache.get(key('a'), async () => (rebuilt++, { body: '{}' }));
     expect(rebuilt).toBe(0);
-    await cache.get(key('b'), async () => (rebuilt++, '{}'));
+    await cache.get(key('b'), async () => (rebuilt++, { body: '{}' }));
     expect(rebuilt).toBe(1);
   });
 
   it('rebuilds for a new version and shares one build between concurrent requests', async () => {
     const cache = new FullCache(1_000_000);
     let builds = 0;
-    const build = async () => (builds++, JSON.stringify({ n: builds }));
+    const earlier: (EncodedBody | undefined)[] = [];
+    const build = async (held: EncodedBody | undefined) => (builds++, earlier.push(held), { body: JSON.stringify({ n: builds }) });
     const [x, y] = await Promise.all([cache.get(key('a', 1), build), cache.get(key('a', 1), build)]);
     expect(x).toBe(y);
     expect(builds).toBe(1);
     const next = await cache.get(key('a', 2), build);
     expect(JSON.parse(next.json.toString())).toEqual({ n: 2 });
     expect(cache.size).toBe(1);
+    // The build of a new version is handed the variant's body of the version before it.
+    expect(earlier).toEqual([undefined, x]);
   });
 
   it('answers the first gzip quickly, then keeps the smaller default-level form for later requests', async () => {
     const cache = new FullCache(10_000_000);
     const text = JSON.stringify({ rows: Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: `Available from quarter ${i % 12}` })) });
-    const entry = await cache.get(key('z'), async () => text);
+    const entry = await cache.get(key('z'), async () => ({ body: text }));
     const first = await entry.gzip();
     expect(gunzipSync(first).toString()).toBe(text);
     await vi.waitFor(() => expect(entry.gzipped!.length).toBeLessThan(first.length));

@@ -1,5 +1,6 @@
 import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
+import { partsBytes, type FullParts } from './fullParts';
 
 const gzipAsync = promisify(gzip);
 
@@ -12,7 +13,15 @@ export interface EncodedBody {
   gzip(): Promise<Buffer>;
   /** The gzip form once it is made. */
   gzipped?: Buffer;
+  /** The lists the body was put together from, for the next version (server/routes/services/fullParts.ts). */
+  parts?: FullParts;
   bytes: number;
+}
+
+/** What a build answers: the body's JSON text, and the parts it was put together from when it has them. */
+export interface BuiltBody {
+  body: string;
+  parts?: FullParts;
 }
 
 /** What a /full variant is built for: the service row's version and the caller's rights on it. */
@@ -37,7 +46,7 @@ export function fullEtag(key: VariantKey): string {
 const FIRST_GZIP = { level: constants.Z_BEST_SPEED };
 const SETTLED_GZIP = { level: constants.Z_DEFAULT_COMPRESSION };
 
-function encode(key: VariantKey, body: string): EncodedBody {
+function encode(key: VariantKey, { body, parts }: BuiltBody): EncodedBody {
   const json = Buffer.from(body);
   let compressed: Promise<Buffer> | undefined;
   const keep = (buf: Buffer) => {
@@ -50,7 +59,8 @@ function encode(key: VariantKey, body: string): EncodedBody {
     version: key.version,
     etag: fullEtag(key),
     json,
-    bytes: json.length,
+    parts,
+    bytes: json.length + (parts ? partsBytes(parts) : 0),
     gzip: () =>
       (compressed ??= gzipAsync(json, FIRST_GZIP).then((fast) => {
         keep(fast);
@@ -96,8 +106,11 @@ export class FullCache {
     return hit && hit.version === key.version ? hit : undefined;
   }
 
-  /** The entry of a variant at its version; `build` answers the JSON text when it is missing. */
-  async get(key: VariantKey, build: () => Promise<string>): Promise<EncodedBody> {
+  /**
+   * The entry of a variant at its version; `build` answers the body when it is missing, given the
+   * variant's entry of an earlier version when one is held.
+   */
+  async get(key: VariantKey, build: (earlier: EncodedBody | undefined) => Promise<BuiltBody>): Promise<EncodedBody> {
     const slot = slotOf(key);
     const hit = this.entries.get(slot);
     if (hit && hit.version === key.version) {
@@ -109,7 +122,7 @@ export class FullCache {
     const flight = `${slot}:${key.version}`;
     let pending = this.building.get(flight);
     if (!pending) {
-      pending = build()
+      pending = build(hit && hit.version < key.version ? hit : undefined)
         .then((body) => {
           const entry = encode(key, body);
           this.store(slot, entry);
