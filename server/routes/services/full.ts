@@ -22,6 +22,11 @@ export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
+/** One right in a variant code. (At module level: a function made per call costs a hot read its name's definition.) */
+function flag(allowed: boolean): string {
+  return allowed ? '1' : '0';
+}
+
 /** What the caller may do on the service, and the body variant those rights select. */
 function variantOf(actor: Actor, tenantId: string, access: ServiceAccess) {
   const { service, serviceRole } = access;
@@ -33,7 +38,6 @@ function variantOf(actor: Actor, tenantId: string, access: ServiceAccess) {
     canHardDelete: can(actor, 'services.hardDelete', ctx),
   };
   const includePrivate = permissions.canEdit;
-  const flag = (allowed: boolean) => (allowed ? '1' : '0');
   const variant =
     flag(includePrivate) + flag(permissions.canEdit) + flag(permissions.canManageSettings) + flag(permissions.canAdmin) + flag(permissions.canHardDelete);
   const key: VariantKey = { tenantId, serviceId: service.id, version: service.version, variant };

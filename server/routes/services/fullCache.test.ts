@@ -192,6 +192,10 @@ describe('FullCache', () => {
     expect(acceptsGzip('br')).toBe(false);
     expect(acceptsGzip('gzip;q=0')).toBe(false);
     expect(acceptsGzip(undefined)).toBe(false);
+    // The same headers again, in turn, answer the same (the last one read is remembered).
+    for (const [header, accepts] of [['gzip;q=0', false], ['gzip;q=0', false], ['GZIP', true], ['gzip;q=0', false], ['*', true]] as const) {
+      expect(acceptsGzip(header)).toBe(accepts);
+    }
     expect(etagMatches('"x", W/"a.1.1"', 'W/"a.1.1"')).toBe(true);
     expect(etagMatches('"a.1.1"', 'W/"a.1.1"')).toBe(true);
     expect(etagMatches('W/"a.2.1"', 'W/"a.1.1"')).toBe(false);

@@ -157,10 +157,22 @@ export class FullCache {
   }
 }
 
+/** The last Accept-Encoding header read, and its answer: a client sends the same one every time. */
+let lastEncoding = '';
+let lastAcceptsGzip = false;
+
 /** True when an Accept-Encoding header accepts gzip (a q of 0 refuses it). */
 export function acceptsGzip(header: string | string[] | undefined): boolean {
   const value = Array.isArray(header) ? header.join(',') : header;
   if (!value) return false;
+  if (value === lastEncoding) return lastAcceptsGzip;
+  const accepts = parseAcceptsGzip(value);
+  lastEncoding = value;
+  lastAcceptsGzip = accepts;
+  return accepts;
+}
+
+function parseAcceptsGzip(value: string): boolean {
   for (const part of value.split(',')) {
     const [coding, ...params] = part.trim().toLowerCase().split(';');
     if (coding !== 'gzip' && coding !== '*') continue;
