@@ -12,7 +12,8 @@
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
  * run); BENCH_MEMORY_SECONDS (the mixed load's duration, default 300); BENCH_PORT (default 3190,
  * the baseline uses the next port); DATABASE_URL: also measure api and memory on PostgreSQL, each
- * in a fresh database created on that server and dropped afterwards.
+ * in a fresh database created on that server and dropped afterwards; BENCH_CPU_PROFILE_DIR: every
+ * server the bench starts writes a CPU profile of each of its threads there (node --cpu-prof).
  */
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
