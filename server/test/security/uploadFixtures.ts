@@ -1,8 +1,11 @@
 import { crc32, deflateSync, gzipSync } from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client';
 
 /**
  * Files for the uploads and imports suite: real PNG, GIF and JPEG images of chosen sizes, hostile
- * SVG documents, and .catalog documents, gzip streams and multipart bodies built in memory.
+ * SVG documents, and .catalog documents, gzip streams and multipart bodies built in memory; and
+ * the state of every catalog table, to tell a refused upload that wrote nothing.
  */
 
 export const dataUrl = (type: string, bytes: Buffer | string) => `data:${type};base64,${Buffer.from(bytes).toString('base64')}`;
@@ -154,3 +157,56 @@ export function multipart(parts: { field: string; filename?: string; content: Bu
   else chunks.splice(chunks.length - 1, 1);
   return { body: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
+
+/** A document without ids, slug and export time: what an import and its export must agree on. */
+export function normalise(doc: CatalogDocument) {
+  const category = new Map(doc.categories.map((c) => [c.id, c.name]));
+  const aspect = new Map(doc.aspects.map((a) => [a.id, a.title]));
+  return {
+    service: { ...doc.service, slug: undefined },
+    categories: doc.categories.map((c) => [c.name, c.position]),
+    aspects: doc.aspects.map((a) => [category.get(a.category_id), a.title, a.description ?? '', a.is_public, a.position]).sort((x, y) => Number(x[4]) - Number(y[4])),
+    availabilities: doc.availabilities.map((v) => `${aspect.get(v.aspect_id)}|${v.time_bucket}|${v.value}`).sort(),
+    roles: doc.roles.map((r) => [r.role_name, r.position]),
+    templates: doc.templates.map((r) => [r.template_text, r.position]),
+  };
+}
+
+/** A valid document of three aspects, and its JSON with a key put in where a test wants it. */
+export const VALID = catalogDocument(3);
+export const validJson = JSON.stringify(VALID);
+export const withKey = (path: 'root' | 'service' | 'category' | 'aspect', key: string, value: string) => {
+  const insert = `"${key}":${value},`;
+  const anchor = { root: '{"format"', service: '"service":{', category: '"categories":[{', aspect: '"aspects":[{' }[path];
+  const at = validJson.indexOf(anchor) + anchor.length - (path === 'root' ? '"format"'.length : 0);
+  return validJson.slice(0, at) + insert + validJson.slice(at);
+};
+export const nested = (depth: number, open: string, close: string, inner = '1') => open.repeat(depth) + inner + close.repeat(depth);
+export const polluted = () => Object.keys(Object.prototype).length > 0 || ({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).admin !== undefined;
+
+export const CATALOG_TABLES = [
+  'services',
+  'categories',
+  'aspects',
+  'availabilities',
+  'availability_history',
+  'snapshots',
+  'actor_roles',
+  'quick_templates',
+  'service_role_assignments',
+  'audit_log',
+] as const;
+export type Table = (typeof CATALOG_TABLES)[number];
+export type State = Record<Table, { n: number; digest: string }>;
+
+/** The row count and a digest of every row of every catalog table. */
+export async function catalogState(db: Executor): Promise<State> {
+  const query = CATALOG_TABLES.map(
+    (table) => `select '${table}' as t, count(*)::int as n, coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as digest from ${table} x`,
+  ).join(' union all ');
+  const res = (await db.execute(sql.raw(query))) as unknown as { rows: { t: Table; n: number; digest: string }[] };
+  return Object.fromEntries(res.rows.map((r) => [r.t, { n: Number(r.n), digest: r.digest }])) as State;
+}
+
+export const deltas = (before: State, after: State) => Object.fromEntries(CATALOG_TABLES.map((table) => [table, after[table].n - before[table].n])) as Record<Table, number>;
+export const noDeltas = () => Object.fromEntries(CATALOG_TABLES.map((table) => [table, 0])) as Record<Table, number>;
