@@ -88,6 +88,25 @@ describe('GET /api/services/:id/full after availability writes', () => {
     }
   });
 
+  it('ends the same as built whole when writes and reads of the editor and a reader interleave', async () => {
+    const { service, ids } = await seedService();
+    for (let round = 0; round < 3; round++) {
+      const calls: Promise<unknown>[] = [];
+      for (let i = 0; i < 24; i++) {
+        const aspectId = ids[(i * 5 + round) % ids.length]!;
+        calls.push(write(aspectId, service.timeline[i % 4]!, i % 7 === 0 ? '' : `Round ${round} write ${i}`));
+        if (i % 3 === 0) calls.push(full(service.id, i % 2 ? 'editor' : 'reader'));
+      }
+      await Promise.all(calls);
+      for (const who of ['editor', 'reader'] as const) {
+        const next = await timedFull(service.id, who);
+        // Made from a body held during the round (or that body itself, when it is the newest).
+        expect(next.wholeBuild).toBe(false);
+        expect(next.body).toBe((await full(service.id, who, other)).body);
+      }
+    }
+  });
+
   it('is built whole when a write of another kind came between', async () => {
     const { service, ids } = await seedService();
     await timedFull(service.id, 'editor');
