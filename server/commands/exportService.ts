@@ -5,7 +5,7 @@ import { htmlToText } from '../../common/richText';
 import type { Executor } from '../db';
 import type { ServiceRow } from '../db/queries/services';
 import { loadServiceContent } from '../db/queries/settings';
-import { loadCatalogContentJson } from '../db/queries/catalog';
+import { loadCatalogContentJson } from '../db/queries/catalogJson';
 
 import { CATALOG_FORMAT, CATALOG_VERSION } from './catalogFile';
 

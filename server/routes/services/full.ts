@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { loadAspectsJson, loadServiceContentJson } from '../../db/queries/catalog';
+import { loadAspectsJson, loadServiceContentJson } from '../../db/queries/catalogJson';
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { can } from '../../policies';

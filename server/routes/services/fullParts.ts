@@ -1,4 +1,4 @@
-import { ASPECT_SEPARATOR, type ServiceContentJson } from '../../db/queries/catalog';
+import { ASPECT_SEPARATOR, type ServiceContentJson } from '../../db/queries/catalogJson';
 
 /**
  * The lists of a held /full body, kept apart so that the next version can be made from them when
