@@ -3,6 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { M } from '../../../common/messages';
 import { ADMIN_MESSAGES } from '../../../common/schemas/users';
 import { buildTestApp, call, type TestApp } from '../../test/app';
+import { TENANT_TABLES } from '../../test/tables';
 import {
   assignServiceRole,
   createAspect,
@@ -121,23 +122,8 @@ describe('PATCH /api/tenants/:id/archive and /unarchive', () => {
 
 /** Rows per tenant-owned table for one tenant. */
 async function countRows(tenantId: string) {
-  const tables = [
-    'services',
-    'categories',
-    'aspects',
-    'availabilities',
-    'availability_history',
-    'snapshots',
-    'actor_roles',
-    'quick_templates',
-    'service_role_assignments',
-    'audit_log',
-    'tenant_memberships',
-    'impersonations',
-    'users',
-  ];
   const out: Record<string, number> = {};
-  for (const table of tables) {
+  for (const table of TENANT_TABLES) {
     const res = await t.db.execute(sql`select count(*)::int as n from ${sql.identifier(table)} where tenant_id = ${tenantId}`);
     const rows = (Array.isArray(res) ? res : (res as { rows: { n: number }[] }).rows) as { n: number }[];
     out[table] = Number(rows[0].n);

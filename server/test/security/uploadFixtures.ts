@@ -1,6 +1,7 @@
 import { crc32, deflateSync, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client';
+import { CATALOG_TABLES } from '../tables';
 
 /**
  * Files for the uploads and imports suite: real PNG, GIF and JPEG images of chosen sizes, hostile
@@ -184,18 +185,6 @@ export const withKey = (path: 'root' | 'service' | 'category' | 'aspect', key: s
 export const nested = (depth: number, open: string, close: string, inner = '1') => open.repeat(depth) + inner + close.repeat(depth);
 export const polluted = () => Object.keys(Object.prototype).length > 0 || ({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).admin !== undefined;
 
-export const CATALOG_TABLES = [
-  'services',
-  'categories',
-  'aspects',
-  'availabilities',
-  'availability_history',
-  'snapshots',
-  'actor_roles',
-  'quick_templates',
-  'service_role_assignments',
-  'audit_log',
-] as const;
 export type Table = (typeof CATALOG_TABLES)[number];
 export type State = Record<Table, { n: number; digest: string }>;
 

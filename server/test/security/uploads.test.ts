@@ -6,10 +6,10 @@ import { IMPORT_MESSAGES as I } from '../../commands/importService';
 import { validateIcon } from '../../content/icon';
 import { buildTestApp, call, type TestApp } from '../app';
 import { createWorld, type World } from '../factories';
+import { CATALOG_TABLES } from '../tables';
 import { recordFigure } from './figures';
 import { ICON_CASES, PNG_16, svgText, svgUrl, unsafeSvg } from './iconCases';
 import {
-  CATALOG_TABLES,
   catalogDocument,
   catalogState,
   dataUrl,

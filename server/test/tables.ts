@@ -1,0 +1,16 @@
+/** The tables that hold a tenant's catalog content, for tests that count or compare their rows. */
+export const CATALOG_TABLES = [
+  'services',
+  'categories',
+  'aspects',
+  'availabilities',
+  'availability_history',
+  'snapshots',
+  'actor_roles',
+  'quick_templates',
+  'service_role_assignments',
+  'audit_log',
+] as const;
+
+/** Every table with a tenant_id: the catalog tables, memberships, impersonations and users. */
+export const TENANT_TABLES = [...CATALOG_TABLES, 'tenant_memberships', 'impersonations', 'users'] as const;
