@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['server/**/*.test.ts', 'common/**/*.test.ts', 'bench/**/*.test.ts'],
+    include: ['server/**/*.test.ts', 'common/**/*.test.ts', 'bench/**/*.test.ts', 'web/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
     maxWorkers: 2,

@@ -48,3 +48,40 @@ export function rowTitles(page: Page): Promise<string[]> {
 export function row(page: Page, title: string): Locator {
   return page.getByTestId('aspect-row').filter({ has: page.getByText(title, { exact: true }) });
 }
+
+/**
+ * Scrolls a table's panel from its top to its end and hands every aspect row to `visit` once, while
+ * it is in view (rows far from the view are not in the page: the window puts them in as the panel
+ * scrolls to them). Returns how many rows it visited.
+ */
+export async function visitEveryRow(page: Page, region: string, visit: (row: Locator) => Promise<void>): Promise<number> {
+  const panel = page.getByRole('region', { name: region, exact: true });
+  await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  const inView = () =>
+    panel.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const bottom = Math.min(box.bottom, innerHeight);
+      const visible = (row: Element) => {
+        const r = row.getBoundingClientRect();
+        return r.bottom > box.top && r.top < bottom;
+      };
+      return {
+        gaps: [...el.querySelectorAll('tr.roadmap-gap')].filter(visible).length,
+        rows: [...el.querySelectorAll('tr[data-testid="aspect-row"], tr[data-testid="current-row"]')].filter(visible).map((row) => row.getAttribute('aria-rowindex')!),
+        step: Math.max(80, Math.floor((bottom - box.top) * 0.6)),
+        end: el.scrollHeight - el.clientHeight,
+      };
+    });
+  const visited = new Set<string>();
+  for (let top = 0; ; ) {
+    await panel.evaluate((el, y) => (el.scrollTop = y), top);
+    await expect.poll(async () => (await inView()).gaps).toBe(0);
+    const { rows, step, end } = await inView();
+    for (const index of rows.filter((i) => !visited.has(i))) {
+      visited.add(index);
+      await visit(panel.locator(`tr[aria-rowindex="${index}"]`));
+    }
+    if (top >= end) return visited.size;
+    top = Math.min(end, top + step);
+  }
+}

@@ -4,11 +4,13 @@ import { ADMIN, apiAs, expect, expectAccessible, test } from './fixtures';
 import { openCatalog, rowTitles, unique } from './catalogHelpers';
 
 /**
- * A long roadmap renders only the rows near the viewport in full (the others show their title);
- * these journeys check that a person never notices: every row is in the page, rows scrolled or
- * tabbed to show their cells, and the order stays the catalog's.
+ * A long roadmap has only the rows near the viewport in the page (the others are empty gaps as tall
+ * as they are); these journeys check that a person never notices: the table counts every row, rows
+ * scrolled or tabbed to show their cells, and the order stays the catalog's.
  */
 const ASPECTS = 300;
+/** The heading row, then each of the 10 categories' rows and its aspects' rows. */
+const ARIA_ROWS = 1 + 10 + ASPECTS;
 const TIMELINE = ['2030-Q1', '2030-Q2', '2030-Q3', '2030-Q4'];
 
 /** A service of ASPECTS aspects in 10 categories, imported through the API as a .catalog file. */
@@ -43,37 +45,95 @@ async function importLongService(page: Page): Promise<{ id: string; titles: stri
   return { id: service.id, titles: aspects.map((a) => a.title) };
 }
 
+/**
+ * The titles of the rows in view, once the window has followed the scrolling: every row in view is
+ * in full (no empty gap shows where a row should be).
+ */
+async function rowsInView(page: Page): Promise<string[]> {
+  const inView = () =>
+    page.evaluate(() => {
+      const panel = document.querySelector('.roadmap-scroll')!.getBoundingClientRect();
+      const visible = (el: Element) => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > panel.top + 40 && r.top < Math.min(panel.bottom, innerHeight);
+      };
+      return {
+        gaps: [...document.querySelectorAll('tr.roadmap-gap')].filter(visible).length,
+        titles: [...document.querySelectorAll('[data-testid="aspect-row"]')].filter(visible).map((row) => row.querySelector('.roadmap-title-button')?.textContent ?? ''),
+      };
+    });
+  await expect.poll(async () => (await inView()).gaps).toBe(0);
+  return (await inView()).titles;
+}
+
+/** Every row in the page says where it sits among all the table's rows: one more than the row before, or further after a gap. */
+async function expectRowIndices(page: Page) {
+  const indices = await page.locator('table tr[aria-rowindex]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('aria-rowindex'))));
+  expect(indices[0]).toBe(1);
+  for (let i = 1; i < indices.length; i++) expect(indices[i]).toBeGreaterThan(indices[i - 1]!);
+  const rows = await page.locator('table tr:not([aria-hidden])').count();
+  expect(indices.length).toBe(rows);
+}
+
 test.describe('A long roadmap', () => {
   test.describe.configure({ timeout: 120_000 });
 
-  test('keeps every row in the page and shows the cells of the rows scrolled to', async ({ page }) => {
+  test('counts every row and shows the cells of the rows scrolled to', async ({ page }) => {
     const { id, titles } = await importLongService(page);
     await openCatalog(page, id);
-    await expect(page.getByTestId('aspect-row')).toHaveCount(ASPECTS);
-    expect(await rowTitles(page)).toEqual(titles);
+    const table = page.getByTestId('roadmap-table');
+    await expect(table).toHaveAttribute('aria-rowcount', String(ARIA_ROWS));
     await expect(page.getByRole('button', { name: `Capability 000, ${TIMELINE[0]}: Level 0 in ${TIMELINE[0]}` })).toBeVisible();
+    // The rows in the page are the first ones, in order, and fewer than all of them.
+    const first = await rowTitles(page);
+    expect(first.length).toBeLessThan(ASPECTS);
+    expect(first).toEqual(titles.slice(0, first.length));
+    await expectRowIndices(page);
 
     // A search that leaves nothing, then cleared: every row comes back, those in view with their cells.
     const search = page.getByPlaceholder('Search aspects...');
     await search.fill('no capability is called this');
     await expect(page.getByText('No matching aspects found')).toBeVisible();
     await search.fill('');
-    await expect(page.getByTestId('aspect-row')).toHaveCount(ASPECTS);
+    await expect(table).toHaveAttribute('aria-rowcount', String(ARIA_ROWS));
     await expect(page.getByRole('button', { name: `Capability 010, ${TIMELINE[3]}: Level 10 in ${TIMELINE[3]}` })).toBeVisible();
 
-    // The last row, scrolled to, shows its cells; so does one in the middle, scrolled back up to.
-    for (const i of [ASPECTS - 1, ASPECTS / 2]) {
-      const title = titles[i]!;
-      await page.getByText(title, { exact: true }).scrollIntoViewIfNeeded();
-      await expect(page.getByRole('button', { name: `${title}, ${TIMELINE[3]}: Level ${i} in ${TIMELINE[3]}` })).toBeVisible();
+    // The table scrolls in its own panel. Scrolled to its end, then back up to its middle, the
+    // rows in view are in full, in order, with their cells; no gap is left in view.
+    const panel = page.getByRole('region', { name: 'Roadmap' });
+    await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    let middle = 0;
+    for (const part of [1, 0.5]) {
+      await panel.evaluate((el, p) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * p), part);
+      const shown = await rowsInView(page);
+      expect(shown.length).toBeGreaterThan(0);
+      const at = titles.indexOf(shown[0]!);
+      expect(shown).toEqual(titles.slice(at, at + shown.length));
+      if (part === 1) expect(shown.at(-1)).toBe(titles[ASPECTS - 1]);
+      else {
+        expect(at).toBeGreaterThan(ASPECTS / 4);
+        middle = at;
+      }
+      const title = shown[0]!;
+      await expect(page.getByRole('button', { name: `${title}, ${TIMELINE[3]}: Level ${at} in ${TIMELINE[3]}` })).toBeVisible();
       await expect(page.getByRole('button', { name: `Reorder ${title}` })).toBeVisible();
+      await expectRowIndices(page);
     }
     await expectAccessible(page, 'long roadmap, scrolled');
 
-    // The table scrolls in its own panel, shorter than the window: scrolled to its last row, the
-    // panel still shows its column headings at its top, and the page's end shows the whole panel.
-    const panel = page.getByRole('region', { name: 'Roadmap' });
-    await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    // A row scrolled to, far down the table, moves with the keyboard like any other: Space picks
+    // it up, the arrow moves it, Space drops it (within its category of 30).
+    const pick = middle % 30 === 29 ? middle + 1 : middle;
+    await page.getByRole('button', { name: `Reorder ${titles[pick]}` }).focus();
+    await page.keyboard.press('Space');
+    await page.waitForTimeout(200);
+    await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(200);
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await rowsInView(page)).filter((t) => t === titles[pick] || t === titles[pick + 1])).toEqual([titles[pick + 1], titles[pick]]);
+
+    // Scrolled to its last row, the panel still shows its column headings at its top, and the
+    // page's end shows the whole panel.
     await panel.evaluate((el) => (el.scrollTop = el.scrollHeight));
     await expect(page.getByText(titles[ASPECTS - 1]!, { exact: true })).toBeInViewport();
     const heading = panel.getByRole('columnheader', { name: 'Aspect', exact: true });
@@ -84,11 +144,13 @@ test.describe('A long roadmap', () => {
     await expect(heading).toBeInViewport();
     await expect(page.getByTestId('footer-tenant')).toBeInViewport();
 
-    // The current view keeps every row too.
+    // The current view counts every row too, and shows the last one at its end.
     await page.locator('label', { hasText: /^Current$/ }).click();
-    await expect(page.getByTestId('current-row')).toHaveCount(ASPECTS);
-    await page.getByText(titles[ASPECTS - 1]!, { exact: true }).scrollIntoViewIfNeeded();
+    await expect(page.getByTestId('current-table')).toHaveAttribute('aria-rowcount', String(ARIA_ROWS));
+    await page.getByRole('region', { name: 'Current availability' }).evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect(page.getByText(titles[ASPECTS - 1]!, { exact: true })).toBeInViewport();
     await expect(page.getByTestId('current-row').last()).toContainText(`Availability:`);
+    await expectRowIndices(page);
   });
 
   test('the keyboard walks the rows in order, far beyond the first screen', async ({ page }) => {

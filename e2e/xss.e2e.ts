@@ -3,6 +3,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { ADMIN, apiAs, expect, loginThroughPage, test } from './fixtures';
 import { gzipSync } from 'node:zlib';
 import { XSS_CORPUS } from '../server/test/security/xssCorpus';
+import { visitEveryRow } from './catalogHelpers';
 
 /**
  * Suite 5 in a real browser: the hostile corpus is written through the API into a service's
@@ -101,13 +102,13 @@ test('hostile rich text written through the API never runs in the catalog, its e
 
   await page.goto(`/catalog/${service.id}`);
   await expect(page.getByRole('button', { name: 'All payloads', exact: true })).toBeVisible({ timeout: 20_000 });
-  await expect(page.locator('.roadmap-description-cell')).toHaveCount(XSS_CORPUS.length + 1);
-  // Hover, scroll and tab through everything the payloads could hang a handler on.
-  const cells = await page.locator('.roadmap-description-cell').all();
-  for (let i = 0; i < cells.length; i += 4) {
-    await cells[i].scrollIntoViewIfNeeded();
-    await cells[i].hover({ force: true });
-  }
+  // Scroll through every row, hovering everything the payloads could hang a handler on, then tab.
+  const visited = await visitEveryRow(page, 'Roadmap', async (row) => {
+    await row.locator('.roadmap-description-cell').hover({ force: true });
+    await row.locator('th').hover({ force: true });
+  });
+  expect(visited).toBe(XSS_CORPUS.length + 1);
+  await page.getByRole('region', { name: 'Roadmap', exact: true }).evaluate((el) => (el.scrollTop = 0));
   for (let i = 0; i < 30; i++) await page.keyboard.press('Tab');
   await expectNothingRan(page, detector, 'catalog');
   await expectScreenAccessible(page, 'catalog with hostile content');
@@ -176,11 +177,8 @@ test('a hostile .catalog file imported through the API never runs in the catalog
   await loginThroughPage(page, ADMIN.email, ADMIN.password);
   await expect(page.getByText(`XSS import ${stamp}`, { exact: true }).first()).toBeVisible({ timeout: 20_000 });
   await page.goto(`/catalog/${service.id}`);
-  await expect(page.locator('.roadmap-description-cell')).toHaveCount(XSS_CORPUS.length, { timeout: 20_000 });
-  const cells = await page.locator('.roadmap-description-cell').all();
-  for (let i = 0; i < cells.length; i += 8) {
-    await cells[i].scrollIntoViewIfNeeded();
-    await cells[i].hover({ force: true });
-  }
+  await expect(page.getByTestId('roadmap-table')).toHaveAttribute('aria-rowcount', String(1 + 3 + XSS_CORPUS.length), { timeout: 20_000 });
+  const visited = await visitEveryRow(page, 'Roadmap', (row) => row.locator('.roadmap-description-cell').hover({ force: true }));
+  expect(visited).toBe(XSS_CORPUS.length);
   await expectNothingRan(page, detector, 'catalog of an imported file');
 });

@@ -1,9 +1,9 @@
 import './RoadmapTable.css';
 import { memo, useMemo } from 'react';
 import type { Aspect, CatalogGroup } from '../api/catalog';
-import { BriefRow } from './RoadmapTableRow';
+import { windowedRows } from './RoadmapTableRow';
 import { SafeHtml } from './SafeHtml';
-import { groupOffsets, groupRange, useRowWindow, windowRowAttributes } from './useRowWindow';
+import { groupLayout, groupRange, useRowWindow, windowRowAttributes } from './useRowWindow';
 
 interface Props {
   groups: CatalogGroup[];
@@ -13,10 +13,10 @@ interface Props {
   emptyText: string;
 }
 
-const CurrentRow = memo(function CurrentRow({ aspect, index, bucket }: { aspect: Aspect; index: number; bucket: string | undefined }) {
+const CurrentRow = memo(function CurrentRow({ aspect, index, ariaRow, bucket }: { aspect: Aspect; index: number; ariaRow: number; bucket: string | undefined }) {
   const value = bucket ? aspect.availabilities[bucket] : undefined;
   return (
-    <tr className={aspect.is_public ? 'roadmap-row' : 'roadmap-row roadmap-row-private'} data-testid="current-row" {...windowRowAttributes(aspect.id, index, true)}>
+    <tr className={aspect.is_public ? 'roadmap-row' : 'roadmap-row roadmap-row-private'} data-testid="current-row" aria-rowindex={ariaRow} {...windowRowAttributes(aspect.id, index)}>
       <th scope="row" className="roadmap-aspect-cell">
         <div className="roadmap-aspect">
           <span className="roadmap-title">{aspect.title}</span>
@@ -36,34 +36,33 @@ interface GroupProps {
   bucket: string | undefined;
   /** Index of the group's first aspect in display order, and its aspects in full (see useRowWindow). */
   offset: number;
+  /** The aria-rowindex of the group's header row; its aspects' rows follow. */
+  ariaRow: number;
   fullFrom: number;
   fullTo: number;
   pinnedId: string | null;
   heightOf: (id: string) => number;
 }
 
-const CurrentGroup = memo(function CurrentGroup({ group, bucket, offset, fullFrom, fullTo, pinnedId, heightOf }: GroupProps) {
+const CurrentGroup = memo(function CurrentGroup({ group, bucket, offset, ariaRow, fullFrom, fullTo, pinnedId, heightOf }: GroupProps) {
+  const full = (aspect: Aspect, i: number) => (i >= fullFrom && i <= fullTo) || aspect.id === pinnedId;
   return (
     <tbody>
-      <tr className="roadmap-category-row">
+      <tr className="roadmap-category-row" aria-rowindex={ariaRow}>
         <th colSpan={2} scope="colgroup">
           <span className="roadmap-category-name">{group.category.name}</span>
         </th>
       </tr>
       {group.aspects.length === 0 ? (
-        <tr>
+        <tr aria-rowindex={ariaRow + 1}>
           <td colSpan={2} className="roadmap-empty">
             No aspects in this category
           </td>
         </tr>
       ) : (
-        group.aspects.map((aspect, i) =>
-          (i >= fullFrom && i <= fullTo) || aspect.id === pinnedId ? (
-            <CurrentRow key={aspect.id} aspect={aspect} index={offset + i} bucket={bucket} />
-          ) : (
-            <BriefRow key={aspect.id} aspect={aspect} index={offset + i} columns={2} height={heightOf(aspect.id)} testId="current-row" />
-          ),
-        )
+        windowedRows(group.aspects, { offset, columns: 2, full, heightOf }, (aspect, i) => (
+          <CurrentRow key={aspect.id} aspect={aspect} index={offset + i} ariaRow={ariaRow + 1 + i} bucket={bucket} />
+        ))
       )}
     </tbody>
   );
@@ -71,17 +70,17 @@ const CurrentGroup = memo(function CurrentGroup({ group, bucket, offset, fullFro
 
 /**
  * The current view: Aspect and Description grouped by category, with each aspect's availability
- * this quarter. Rows far from the viewport render in brief (useRowWindow).
+ * this quarter. Only the rows near the viewport are in the page (useRowWindow).
  */
 export const CatalogCurrentTable = memo(function CatalogCurrentTable({ groups, bucket, searching, emptyText }: Props) {
-  const { offsets, rows } = useMemo(() => groupOffsets(groups), [groups]);
-  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(rows);
+  const { offsets, keys, ariaRowCount, ariaRows } = useMemo(() => groupLayout(groups), [groups]);
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
   return (
     <div className="roadmap-scroll" role="region" aria-label="Current availability" tabIndex={0}>
-      <table className="roadmap-table" data-testid="current-table" ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
+      <table className="roadmap-table" data-testid="current-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
         {bucket ? <caption className="current-caption">Availability for {bucket}</caption> : null}
         <thead>
-          <tr>
+          <tr aria-rowindex={1}>
             <th scope="col" className="roadmap-aspect-col">
               Aspect
             </th>
@@ -108,6 +107,7 @@ export const CatalogCurrentTable = memo(function CatalogCurrentTable({ groups, b
                 group={group}
                 bucket={bucket}
                 offset={offsets[g]!}
+                ariaRow={ariaRows[g]!}
                 fullFrom={fullFrom}
                 fullTo={fullTo}
                 pinnedId={pinned ? focusedKey : null}

@@ -11,8 +11,8 @@ import {
 import { SortableContext, arrayMove, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { memo, useCallback, useMemo, useState } from 'react';
 import type { Aspect, CatalogGroup, Category } from '../api/catalog';
-import { BriefRow, RoadmapRow, SortableRoadmapRow, type RoadmapRowHandlers } from './RoadmapTableRow';
-import { groupOffsets, groupRange, useRowWindow } from './useRowWindow';
+import { RoadmapRow, SortableRoadmapRow, windowedRows, type RoadmapRowHandlers } from './RoadmapTableRow';
+import { groupLayout, groupRange, useRowWindow } from './useRowWindow';
 
 export interface RoadmapTableHandlers extends RoadmapRowHandlers {
   onEditCategory: (category: Category) => void;
@@ -40,7 +40,9 @@ interface GroupProps {
   handlers: RoadmapTableHandlers;
   /** Index of the group's first aspect in the table's display order. */
   offset: number;
-  /** The group's aspects rendered in full (indices within the group); the others in brief. */
+  /** The aria-rowindex of the group's header row; its aspects' rows follow. */
+  ariaRow: number;
+  /** The group's aspects rendered in full (indices within the group); the others are gaps. */
   fullFrom: number;
   fullTo: number;
   /** An aspect of this group that stays in full wherever it is (it holds the focus). */
@@ -55,9 +57,9 @@ const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <=
 
 const dndAccessibility = { container: typeof document === 'undefined' ? undefined : document.body };
 
-function CategoryHeader({ category, columns, editable, handlers }: { category: Category; columns: number; editable: boolean; handlers: RoadmapTableHandlers }) {
+function CategoryHeader({ category, columns, editable, handlers, ariaRow }: { category: Category; columns: number; editable: boolean; handlers: RoadmapTableHandlers; ariaRow: number }) {
   return (
-    <tr className="roadmap-category-row">
+    <tr className="roadmap-category-row" aria-rowindex={ariaRow}>
       <th colSpan={columns} scope="colgroup">
         <div className="roadmap-category">
           <span className="roadmap-category-name">{category.name}</span>
@@ -83,7 +85,7 @@ function CategoryHeader({ category, columns, editable, handlers }: { category: C
  * row stays in full while it moves, and a drop lands at the position of the row it is dropped on.
  */
 function SortableRows(props: RowsProps) {
-  const { group, timeline, handlers, offset, heightOf, sortable } = props;
+  const { group, timeline, handlers, offset, ariaRow, heightOf, sortable } = props;
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
     useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
@@ -103,6 +105,12 @@ function SortableRows(props: RowsProps) {
     },
     [ids, group.category.id, handlers],
   );
+  const rows = windowedRows(group.aspects, { offset, columns: timeline.length + 2, full, heightOf }, (aspect, i) => (
+    <SortableRoadmapRow key={aspect.id} aspect={aspect} index={offset + i} ariaRow={ariaRow + 1 + i} timeline={timeline} editable sortable={sortable} handlers={handlers} />
+  ));
+  // A group far from the viewport is one gap: nothing to drag, so no drag context to set up (a row
+  // being dragged stays in full, so its group keeps its context).
+  if (!group.aspects.some(full)) return rows;
   return (
     <DndContext
       sensors={sensors}
@@ -113,26 +121,20 @@ function SortableRows(props: RowsProps) {
       accessibility={dndAccessibility}
     >
       <SortableContext items={fullIds} strategy={verticalListSortingStrategy}>
-        {group.aspects.map((aspect, i) =>
-          full(aspect, i) ? (
-            <SortableRoadmapRow key={aspect.id} aspect={aspect} index={offset + i} timeline={timeline} editable sortable={sortable} handlers={handlers} />
-          ) : (
-            <BriefRow key={aspect.id} aspect={aspect} index={offset + i} columns={timeline.length + 2} height={heightOf(aspect.id)} testId="aspect-row" />
-          ),
-        )}
+        {rows}
       </SortableContext>
     </DndContext>
   );
 }
 
 const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
-  const { group, timeline, editable, handlers, offset, heightOf } = props;
+  const { group, timeline, editable, handlers, offset, ariaRow, heightOf } = props;
   const columns = timeline.length + 2;
   return (
     <tbody className="roadmap-group">
-      <CategoryHeader category={group.category} columns={columns} editable={editable} handlers={handlers} />
+      <CategoryHeader category={group.category} columns={columns} editable={editable} handlers={handlers} ariaRow={ariaRow} />
       {group.aspects.length === 0 ? (
-        <tr>
+        <tr aria-rowindex={ariaRow + 1}>
           <td colSpan={columns} className="roadmap-empty">
             No aspects in this category
           </td>
@@ -140,13 +142,9 @@ const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
       ) : editable ? (
         <SortableRows {...props} />
       ) : (
-        group.aspects.map((aspect: Aspect, i) =>
-          isFull(props, i, aspect.id) ? (
-            <RoadmapRow key={aspect.id} aspect={aspect} index={offset + i} timeline={timeline} editable={editable} handlers={handlers} />
-          ) : (
-            <BriefRow key={aspect.id} aspect={aspect} index={offset + i} columns={columns} height={heightOf(aspect.id)} testId="aspect-row" />
-          ),
-        )
+        windowedRows(group.aspects, { offset, columns, full: (aspect: Aspect, i) => isFull(props, i, aspect.id), heightOf }, (aspect, i) => (
+          <RoadmapRow key={aspect.id} aspect={aspect} index={offset + i} ariaRow={ariaRow + 1 + i} timeline={timeline} editable={editable} handlers={handlers} />
+        ))
       )}
     </tbody>
   );
@@ -154,16 +152,17 @@ const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
 
 /**
  * The roadmap: Aspect, Description and one column per quarter, rows grouped under category header
- * rows. Rows far from the viewport render in brief (useRowWindow), so hundreds of aspects stay fast.
+ * rows. Only the rows near the viewport are in the page (useRowWindow), so hundreds of aspects stay
+ * fast; aria-rowcount tells assistive technology how many rows the table holds.
  */
 export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, editable, searching, handlers, emptyText }: Props) {
-  const { offsets, rows } = useMemo(() => groupOffsets(groups), [groups]);
-  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(rows);
+  const { offsets, keys, ariaRowCount, ariaRows } = useMemo(() => groupLayout(groups), [groups]);
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
   return (
     <div className="roadmap-scroll" role="region" aria-label="Roadmap" tabIndex={0}>
-      <table className="roadmap-table" data-testid="roadmap-table" ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
+      <table className="roadmap-table" data-testid="roadmap-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
         <thead>
-          <tr>
+          <tr aria-rowindex={1}>
             <th scope="col" className="roadmap-aspect-col">
               Aspect
             </th>
@@ -199,6 +198,7 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
                 sortable={!searching}
                 handlers={handlers}
                 offset={offset}
+                ariaRow={ariaRows[g]!}
                 fullFrom={fullFrom}
                 fullTo={fullTo}
                 pinnedId={pinned ? focusedKey : null}

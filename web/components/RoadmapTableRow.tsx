@@ -1,9 +1,9 @@
 import { useSortable } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { memo, type CSSProperties, type HTMLAttributes } from 'react';
+import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from 'react';
 import type { Aspect } from '../api/catalog';
 import { SafeHtml } from './SafeHtml';
-import { windowRowAttributes } from './useRowWindow';
+import { gapAttributes, windowPieces, windowRowAttributes } from './useRowWindow';
 
 export interface RoadmapRowHandlers {
   onEditAspect: (aspect: Aspect) => void;
@@ -14,6 +14,8 @@ interface RowProps {
   aspect: Aspect;
   /** Position in the table's display order (see useRowWindow). */
   index: number;
+  /** The row's aria-rowindex: its position among all the table's rows, those not in the page included. */
+  ariaRow: number;
   timeline: string[];
   /** Titles and cells open their editors. */
   editable: boolean;
@@ -32,7 +34,7 @@ function PrivateBadge() {
 }
 
 /** The cells of one aspect row: cheap plain elements, so hundreds of rows stay fast. */
-function RowCells({ aspect, timeline, handlers, editable, handle }: CellsProps) {
+function RowCells({ aspect, timeline, handlers, editable, handle }: Omit<CellsProps, 'index' | 'ariaRow'>) {
   return (
     <>
       <th scope="row" className="roadmap-aspect-cell">
@@ -85,26 +87,40 @@ function rowClass(aspect: Aspect, extra = '') {
 }
 
 /**
- * A row far from the viewport, in brief: its title (and Private badge) and empty cells, at the
- * row's last measured height. It turns into a full row as it comes near the viewport.
+ * Rows far from the viewport are not in the page: each run of them is one empty row as tall as
+ * they are, hidden from assistive technology (the table's aria-rowcount counts them).
  */
-export const BriefRow = memo(function BriefRow({ aspect, index, columns, height, testId }: { aspect: Aspect; index: number; columns: number; height: number; testId: string }) {
+export const GapRow = memo(function GapRow({ first, last, columns, height }: { first: number; last: number; columns: number; height: number }) {
   return (
-    <tr className={rowClass(aspect, 'roadmap-row-brief')} data-testid={testId} style={{ height }} {...windowRowAttributes(aspect.id, index, false)}>
-      <th scope="row" className="roadmap-aspect-cell">
-        <span className="roadmap-title">{aspect.title}</span>
-        {aspect.is_public ? null : <PrivateBadge />}
-      </th>
-      <td className="roadmap-description-cell" />
-      {columns > 2 ? <td colSpan={columns - 2} /> : null}
+    <tr className="roadmap-gap" aria-hidden="true" style={{ height }} {...gapAttributes(first, last)}>
+      <td colSpan={columns} />
     </tr>
   );
 });
 
+/**
+ * A group's rows as the table shows them (useRowWindow): those for which `full` holds rendered by
+ * `row`, each run of the others one GapRow.
+ */
+export function windowedRows<A extends { id: string }>(
+  aspects: A[],
+  opts: { offset: number; columns: number; full: (aspect: A, i: number) => boolean; heightOf: (id: string) => number },
+  row: (aspect: A, i: number) => ReactNode,
+): ReactNode[] {
+  const pieces = windowPieces(aspects.length, (i) => opts.full(aspects[i]!, i), (i) => opts.heightOf(aspects[i]!.id));
+  return pieces.map((piece) =>
+    piece.full ? (
+      row(aspects[piece.index]!, piece.index)
+    ) : (
+      <GapRow key={`gap-${aspects[piece.from]!.id}`} first={opts.offset + piece.from} last={opts.offset + piece.to} columns={opts.columns} height={piece.height} />
+    ),
+  );
+}
+
 /** A read-only row. */
 export const RoadmapRow = memo(function RoadmapRow(props: RowProps) {
   return (
-    <tr className={rowClass(props.aspect)} data-testid="aspect-row" {...windowRowAttributes(props.aspect.id, props.index, true)}>
+    <tr className={rowClass(props.aspect)} data-testid="aspect-row" aria-rowindex={props.ariaRow} {...windowRowAttributes(props.aspect.id, props.index)}>
       <RowCells {...props} />
     </tr>
   );
@@ -124,7 +140,8 @@ export const SortableRoadmapRow = memo(function SortableRoadmapRow({ sortable, .
       style={style}
       className={rowClass(props.aspect, isDragging ? 'roadmap-row-dragging' : '')}
       data-testid="aspect-row"
-      {...windowRowAttributes(props.aspect.id, props.index, true)}
+      aria-rowindex={props.ariaRow}
+      {...windowRowAttributes(props.aspect.id, props.index)}
     >
       <RowCells {...props} handle={handle} />
     </tr>

@@ -12,6 +12,9 @@ const SLACK_PX = 1600;
 const INITIAL_ROWS = 8;
 /** Height of a row never rendered in full, until rows have been measured. */
 const FALLBACK_ROW_PX = 64;
+/** Renders in a row that may move the window (without a scroll between them) before it only grows. */
+const SETTLE_PASSES = 4;
+const NO_ROWS: RowRange = { start: 0, end: -1 };
 
 export interface RowRange {
   start: number;
@@ -19,7 +22,7 @@ export interface RowRange {
 }
 
 export interface RowWindow {
-  /** The table whose rows are windowed; each row carries windowRowAttributes(). */
+  /** The table whose rows are windowed; each row in full carries windowRowAttributes(), each gap gapAttributes(). */
   tableRef: RefObject<HTMLTableElement | null>;
   /** Rows (by index in display order) rendered in full: those near the viewport. */
   range: RowRange;
@@ -27,24 +30,88 @@ export interface RowWindow {
   focusedKey: string | null;
   onFocus: (e: FocusEvent<HTMLElement>) => void;
   onBlur: (e: FocusEvent<HTMLElement>) => void;
-  /** Height for a row shown in brief: its last measured height, else the measured average. */
+  /** Height of a row not in the page: its last measured height, else the measured average. */
   heightOf: (key: string) => number;
 }
 
-/** The attributes useRowWindow reads from each row: position, key, and whether it is in full. */
-export function windowRowAttributes(key: string, index: number, full: boolean) {
-  return { 'data-window-index': index, 'data-window-key': key, 'data-window-full': full ? '' : undefined };
+/** The attributes useRowWindow reads from each row in full: its position and key. */
+export function windowRowAttributes(key: string, index: number) {
+  return { 'data-window-index': index, 'data-window-key': key, 'data-window-full': '' };
 }
 
-/** The groups' first indices in display order, and the number of rows. */
-export function groupOffsets(groups: { aspects: unknown[] }[]): { offsets: number[]; rows: number } {
-  let rows = 0;
+/** The attributes useRowWindow reads from a gap: the positions of the first and last rows it stands for. */
+export function gapAttributes(first: number, last: number) {
+  return { 'data-window-index': first, 'data-window-last': last };
+}
+
+export interface GroupLayout {
+  /** Each group's first row, by index in display order. */
+  offsets: number[];
+  /** The rows' keys in display order. */
+  keys: string[];
+  /**
+   * The table's rows as assistive technology counts them (aria-rowcount): the heading row, then
+   * each group's header row and its rows (or its one 'No aspects' row), rows not in the page included.
+   */
+  ariaRowCount: number;
+  /** Each group's header row's aria-rowindex; its rows follow it. */
+  ariaRows: number[];
+}
+
+/** Where each group's rows sit in the table (see GroupLayout). */
+export function groupLayout(groups: { aspects: { id: string }[] }[]): GroupLayout {
+  const keys: string[] = [];
+  const ariaRows: number[] = [];
+  let aria = 1;
   const offsets = groups.map((g) => {
-    const offset = rows;
-    rows += g.aspects.length;
+    const offset = keys.length;
+    for (const aspect of g.aspects) keys.push(aspect.id);
+    ariaRows.push(aria + 1);
+    aria += 1 + Math.max(1, g.aspects.length);
     return offset;
   });
-  return { offsets, rows };
+  return { offsets, keys, ariaRowCount: aria, ariaRows };
+}
+
+/** One piece of a group's rows: a row in full (its index in the group), or a gap of rows in a row. */
+export type WindowPiece = { full: true; index: number } | { full: false; from: number; to: number; height: number };
+
+/**
+ * A group's rows as the table shows them: each row in full where `full` says so, and each run of
+ * the others as one gap as tall as its rows (`height` of each, by position in the group).
+ */
+export function windowPieces(count: number, full: (i: number) => boolean, height: (i: number) => number): WindowPiece[] {
+  const pieces: WindowPiece[] = [];
+  let gap: { full: false; from: number; to: number; height: number } | null = null;
+  for (let i = 0; i < count; i++) {
+    if (full(i)) {
+      gap = null;
+      pieces.push({ full: true, index: i });
+    } else if (gap) {
+      gap.to = i;
+      gap.height += height(i);
+    } else {
+      gap = { full: false, from: i, to: i, height: height(i) };
+      pieces.push(gap);
+    }
+  }
+  return pieces;
+}
+
+/**
+ * Within a gap whose top is at `top` (rows `first` to `last`, `height` of each by position), the
+ * first row whose bottom is below `edge` (`from: 'top'`), or the last row whose top is above it
+ * (`from: 'bottom'`).
+ */
+export function rowAt(top: number, first: number, last: number, height: (i: number) => number, edge: number, from: 'top' | 'bottom'): number {
+  let y = top;
+  let i = first;
+  if (from === 'top') {
+    while (i < last && y + height(i) <= edge) y += height(i++);
+  } else {
+    while (i < last && y + height(i) < edge) y += height(i++);
+  }
+  return i;
 }
 
 /** The part of `range` within a group, as indices in the group; [0, -1] (the same for every group, so memoised groups stay put) when none. */
@@ -81,23 +148,47 @@ export function nextRange(prev: RowRange, need: RowRange, wide: RowRange, reach:
 }
 
 /**
- * Windowed rendering for long tables that keeps every row in the document: rows near the viewport
- * render in full, the others in brief (title only, at their last measured height), so hundreds of
- * rows load, filter and scroll quickly while the row count, the titles and the table's length stay
- * right. The window is placed from the rows' own boxes after each render, before the browser
- * paints, and again on every scroll (the table's own, the page's or a modal's) and resize.
+ * The window after `passes` renders in a row that each moved it, without a scroll between them:
+ * `next` at first; then, so it settles even where rows change height as others come and go
+ * (content still loading, say) instead of moving back and forth after every render, the smallest
+ * window holding both `prev` and `next`.
  */
-export function useRowWindow(rowCount: number): RowWindow {
+export function settledRange(prev: RowRange, next: RowRange, passes: number): RowRange {
+  if (passes < SETTLE_PASSES || prev.end < prev.start || next.end < next.start) return next;
+  return { start: Math.min(prev.start, next.start), end: Math.max(prev.end, next.end) };
+}
+
+/**
+ * Windowed rendering for long tables: rows near the viewport are in the page, in full, and each run
+ * of the others is one empty gap row as tall as they are (their last measured heights, else the
+ * measured average), so hundreds of rows load, filter and scroll quickly while the table keeps its
+ * length and its scrollbar (docs/decisions/0108-row-window-gaps.md). The window is placed from the
+ * rows' and gaps' own boxes after each render, before the browser paints, and again on every
+ * scroll (the table's own, the page's or a modal's) and resize. `keys` are the rows' keys in
+ * display order.
+ */
+export function useRowWindow(keys: string[]): RowWindow {
+  const rowCount = keys.length;
   const tableRef = useRef<HTMLTableElement | null>(null);
   const rows = useRef<NodeListOf<HTMLElement> | null>(null);
+  const keysRef = useRef(keys);
+  keysRef.current = keys;
   const heights = useRef(new Map<string, number>());
   const total = useRef({ sum: 0, count: 0 });
   const [range, setRange] = useState<RowRange>({ start: 0, end: Math.min(rowCount, INITIAL_ROWS) - 1 });
+  const rangeRef = useRef(range);
+  rangeRef.current = range;
+  // Renders in a row that moved the window, without a scroll between them (see settledRange).
+  const unsettled = useRef(0);
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
   // Height of rows never measured: the measured average, updated when it moves by over a tenth.
   const [estimate, setEstimate] = useState(FALLBACK_ROW_PX);
+  const estimateRef = useRef(estimate);
+  estimateRef.current = estimate;
 
-  /** Records the rows' elements and the heights of those in full (after a render or a resize). */
+  const heightOfKey = useCallback((key: string | undefined) => (key === undefined ? FALLBACK_ROW_PX : (heights.current.get(key) ?? estimateRef.current)), []);
+
+  /** Records the rows' and gaps' elements, and the heights of the rows (after a render or a resize). */
   const measure = useCallback(() => {
     const table = tableRef.current;
     rows.current = table ? table.querySelectorAll<HTMLElement>('tr[data-window-index]') : null;
@@ -123,19 +214,36 @@ export function useRowWindow(rowCount: number): RowWindow {
   const place = useCallback((scrolling: boolean) => {
     const list = rows.current;
     if (!list) return;
-    const indexAt = (i: number) => Number(list[i]!.dataset.windowIndex);
+    const height = (i: number) => heightOfKey(keysRef.current[i]!);
+    // The row at a window edge: the element's own row, or the row within a gap at that edge.
+    const rowAtEdge = (element: HTMLElement, edge: number, from: 'top' | 'bottom') => {
+      const first = Number(element.dataset.windowIndex);
+      const last = element.dataset.windowLast === undefined ? first : Number(element.dataset.windowLast);
+      return first === last ? first : rowAt(element.getBoundingClientRect().top, first, last, height, edge, from);
+    };
     const near = (margin: number): RowRange | null => {
       const first = firstWhere(list.length, (i) => list[i]!.getBoundingClientRect().bottom > -margin);
       const last = firstWhere(list.length, (i) => list[i]!.getBoundingClientRect().top >= window.innerHeight + margin) - 1;
-      return first <= last ? { start: indexAt(first), end: indexAt(last) } : null;
+      if (first > last) return null;
+      return { start: rowAtEdge(list[first]!, -margin, 'top'), end: rowAtEdge(list[last]!, window.innerHeight + margin, 'bottom') };
     };
     const need = near(NEAR_PX);
     const wide = near(NEAR_PX + SLACK_PX);
-    setRange((prev) => {
-      if (!need || !wide) return prev.end < prev.start ? prev : { start: 0, end: -1 };
-      return nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling ? wide : need);
-    });
-  }, []);
+    const prev = rangeRef.current;
+    let next = NO_ROWS;
+    if (need && wide) {
+      next = nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling ? wide : need);
+      if (!scrolling) next = settledRange(prev, next, unsettled.current);
+    }
+    if (scrolling) unsettled.current = 0;
+    if (next.start === prev.start && next.end === prev.end) {
+      unsettled.current = 0;
+      return;
+    }
+    if (!scrolling) unsettled.current++;
+    rangeRef.current = next;
+    setRange(next);
+  }, [heightOfKey]);
 
   useLayoutEffect(() => {
     measure();
@@ -173,7 +281,7 @@ export function useRowWindow(rowCount: number): RowWindow {
     if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedKey(null);
   }, []);
 
-  // A new function when the estimate moves, so memoised rows in brief take the new height.
+  // A new function when the estimate moves, so memoised gaps take the new height.
   const heightOf = useCallback((key: string) => heights.current.get(key) ?? estimate, [estimate]);
 
   return { tableRef, range, focusedKey, onFocus, onBlur, heightOf };
