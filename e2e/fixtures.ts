@@ -39,5 +39,16 @@ export async function apiAs(request: APIRequestContext, email: string, password:
   return { session, send };
 }
 
-export const test = base;
+/**
+ * Every test's page fails the test on an uncaught error in the page (a render loop, a crash
+ * showing the error screen), even where the test's own checks still pass.
+ */
+export const test = base.extend<{ page: Page }>({
+  page: async ({ page }, use) => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message.slice(0, 300)));
+    await use(page);
+    expect(errors, 'uncaught errors in the page').toEqual([]);
+  },
+});
 export { expect };
