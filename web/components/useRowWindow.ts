@@ -183,10 +183,8 @@ export function useRowWindow(keys: string[]): RowWindow {
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
   // Height of rows never measured: the measured average, updated when it moves by over a tenth.
   const [estimate, setEstimate] = useState(FALLBACK_ROW_PX);
-  const estimateRef = useRef(estimate);
-  estimateRef.current = estimate;
-
-  const heightOfKey = useCallback((key: string | undefined) => (key === undefined ? FALLBACK_ROW_PX : (heights.current.get(key) ?? estimateRef.current)), []);
+  // A new function when the estimate moves, so memoised gaps take the new height.
+  const heightOf = useCallback((key: string) => heights.current.get(key) ?? estimate, [estimate]);
 
   /** Records the rows' and gaps' elements, and the heights of the rows (after a render or a resize). */
   const measure = useCallback(() => {
@@ -214,7 +212,7 @@ export function useRowWindow(keys: string[]): RowWindow {
   const place = useCallback((scrolling: boolean) => {
     const list = rows.current;
     if (!list) return;
-    const height = (i: number) => heightOfKey(keysRef.current[i]!);
+    const height = (i: number) => heightOf(keysRef.current[i] ?? '');
     // The row at a window edge: the element's own row, or the row within a gap at that edge.
     const rowAtEdge = (element: HTMLElement, edge: number, from: 'top' | 'bottom') => {
       const first = Number(element.dataset.windowIndex);
@@ -243,7 +241,7 @@ export function useRowWindow(keys: string[]): RowWindow {
     if (!scrolling) unsettled.current++;
     rangeRef.current = next;
     setRange(next);
-  }, [heightOfKey]);
+  }, [heightOf]);
 
   useLayoutEffect(() => {
     measure();
@@ -280,9 +278,6 @@ export function useRowWindow(keys: string[]): RowWindow {
   const onBlur = useCallback((e: FocusEvent<HTMLElement>) => {
     if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedKey(null);
   }, []);
-
-  // A new function when the estimate moves, so memoised gaps take the new height.
-  const heightOf = useCallback((key: string) => heights.current.get(key) ?? estimate, [estimate]);
 
   return { tableRef, range, focusedKey, onFocus, onBlur, heightOf };
 }
