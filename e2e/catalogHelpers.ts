@@ -50,34 +50,48 @@ export function row(page: Page, title: string): Locator {
 }
 
 /**
+ * What a table's panel shows: the empty gaps and the aspect rows in view below its headings (rows
+ * far from the view are not in the page: the window puts them in as the panel scrolls to them), a
+ * step that scrolls the rows in view most of the way out, and how far the panel scrolls.
+ */
+export function panelView(page: Page, region: string) {
+  return page.getByRole('region', { name: region, exact: true }).evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    // The headings stick to the panel's top (their cells do; the thead's own box scrolls away).
+    const top = el.querySelector('thead th')?.getBoundingClientRect().bottom ?? box.top;
+    const bottom = Math.min(box.bottom, innerHeight);
+    const visible = (row: Element) => {
+      const r = row.getBoundingClientRect();
+      return r.bottom > top && r.top < bottom;
+    };
+    const rows = [...el.querySelectorAll('tr[data-testid="aspect-row"], tr[data-testid="current-row"]')].filter(visible);
+    return {
+      gaps: [...el.querySelectorAll('tr.roadmap-gap')].filter(visible).length,
+      rows: rows.map((row) => ({ index: row.getAttribute('aria-rowindex')!, title: row.querySelector('.roadmap-title-button, .roadmap-title')?.textContent ?? '' })),
+      step: Math.max(80, Math.floor((bottom - top) * 0.6)),
+      end: el.scrollHeight - el.clientHeight,
+    };
+  });
+}
+
+/** The panel's view once the window has followed its scrolling: no empty gap is left in view. */
+export async function settledView(page: Page, region: string) {
+  await expect.poll(async () => (await panelView(page, region)).gaps).toBe(0);
+  return panelView(page, region);
+}
+
+/**
  * Scrolls a table's panel from its top to its end and hands every aspect row to `visit` once, while
- * it is in view (rows far from the view are not in the page: the window puts them in as the panel
- * scrolls to them). Returns how many rows it visited.
+ * it is in view. Returns how many rows it visited.
  */
 export async function visitEveryRow(page: Page, region: string, visit: (row: Locator) => Promise<void>): Promise<number> {
   const panel = page.getByRole('region', { name: region, exact: true });
   await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  const inView = () =>
-    panel.evaluate((el) => {
-      const box = el.getBoundingClientRect();
-      const bottom = Math.min(box.bottom, innerHeight);
-      const visible = (row: Element) => {
-        const r = row.getBoundingClientRect();
-        return r.bottom > box.top && r.top < bottom;
-      };
-      return {
-        gaps: [...el.querySelectorAll('tr.roadmap-gap')].filter(visible).length,
-        rows: [...el.querySelectorAll('tr[data-testid="aspect-row"], tr[data-testid="current-row"]')].filter(visible).map((row) => row.getAttribute('aria-rowindex')!),
-        step: Math.max(80, Math.floor((bottom - box.top) * 0.6)),
-        end: el.scrollHeight - el.clientHeight,
-      };
-    });
   const visited = new Set<string>();
   for (let top = 0; ; ) {
     await panel.evaluate((el, y) => (el.scrollTop = y), top);
-    await expect.poll(async () => (await inView()).gaps).toBe(0);
-    const { rows, step, end } = await inView();
-    for (const index of rows.filter((i) => !visited.has(i))) {
+    const { rows, step, end } = await settledView(page, region);
+    for (const { index } of rows.filter((r) => !visited.has(r.index))) {
       visited.add(index);
       await visit(panel.locator(`tr[aria-rowindex="${index}"]`));
     }

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { ADMIN, apiAs, expect, expectAccessible, test } from './fixtures';
-import { openCatalog, rowTitles, unique } from './catalogHelpers';
+import { openCatalog, rowTitles, settledView, unique } from './catalogHelpers';
 
 /**
  * A long roadmap has only the rows near the viewport in the page (the others are empty gaps as tall
@@ -45,25 +45,9 @@ async function importLongService(page: Page): Promise<{ id: string; titles: stri
   return { id: service.id, titles: aspects.map((a) => a.title) };
 }
 
-/**
- * The titles of the rows in view, once the window has followed the scrolling: every row in view is
- * in full (no empty gap shows where a row should be).
- */
+/** The titles of the rows in view, once the window has followed the scrolling (no gap left in view). */
 async function rowsInView(page: Page): Promise<string[]> {
-  const inView = () =>
-    page.evaluate(() => {
-      const panel = document.querySelector('.roadmap-scroll')!.getBoundingClientRect();
-      const visible = (el: Element) => {
-        const r = el.getBoundingClientRect();
-        return r.bottom > panel.top + 40 && r.top < Math.min(panel.bottom, innerHeight);
-      };
-      return {
-        gaps: [...document.querySelectorAll('tr.roadmap-gap')].filter(visible).length,
-        titles: [...document.querySelectorAll('[data-testid="aspect-row"]')].filter(visible).map((row) => row.querySelector('.roadmap-title-button')?.textContent ?? ''),
-      };
-    });
-  await expect.poll(async () => (await inView()).gaps).toBe(0);
-  return (await inView()).titles;
+  return (await settledView(page, 'Roadmap')).rows.map((row) => row.title);
 }
 
 /** Every row in the page says where it sits among all the table's rows: one more than the row before, or further after a gap. */
