@@ -74,6 +74,15 @@ export function panelView(page: Page, region: string) {
   });
 }
 
+/** Each aspect row in a table panel's page, by aria-rowindex: its top within the table, fractions of a pixel included. */
+export function rowOffsets(page: Page, region: string): Promise<Record<string, number>> {
+  return page.getByRole('region', { name: region, exact: true }).evaluate((el) => {
+    const top = el.querySelector('table')!.getBoundingClientRect().top;
+    const rows = [...el.querySelectorAll('tr[data-testid="aspect-row"], tr[data-testid="current-row"]')];
+    return Object.fromEntries(rows.map((row) => [row.getAttribute('aria-rowindex')!, row.getBoundingClientRect().top - top]));
+  });
+}
+
 /** The panel's view once the window has followed its scrolling: no empty gap is left in view. */
 export async function settledView(page: Page, region: string) {
   await expect.poll(async () => (await panelView(page, region)).gaps).toBe(0);

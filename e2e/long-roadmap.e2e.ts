@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { ADMIN, apiAs, expect, expectAccessible, test } from './fixtures';
-import { openCatalog, rowTitles, settledView, unique } from './catalogHelpers';
+import { openCatalog, rowTitles, settledView, unique, rowOffsets } from './catalogHelpers';
 
 /**
  * A long roadmap has only the rows near the viewport in the page (the others are empty gaps as tall
@@ -135,6 +135,37 @@ test.describe('A long roadmap', () => {
     await expect(page.getByText(titles[ASPECTS - 1]!, { exact: true })).toBeInViewport();
     await expect(page.getByTestId('current-row').last()).toContainText(`Availability:`);
     await expectRowIndices(page);
+  });
+
+  test('rows stay where they are while the rows around them leave and enter the page', async ({ page }) => {
+    // A row that leaves the page becomes part of a gap exactly as tall as it was, to the fraction
+    // of a pixel: the rows after it do not move, so nothing in view jumps and the browser does not
+    // paint what is in view again at every step of the window.
+    const { id } = await importLongService(page);
+    await openCatalog(page, id);
+    for (const [view, region] of [['Roadmap', 'Roadmap'], ['Current', 'Current availability']] as const) {
+      await page.locator('label', { hasText: new RegExp(`^${view}$`) }).click();
+      const panel = page.getByRole('region', { name: region, exact: true });
+      await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      const first = new Map<string, number>();
+      let compared = 0;
+      for (let top = 0; ; ) {
+        await panel.evaluate((el, y) => (el.scrollTop = y), top);
+        const { step, end } = await settledView(page, region);
+        for (const [index, offset] of Object.entries(await rowOffsets(page, region))) {
+          const before = first.get(index);
+          if (before === undefined) first.set(index, offset);
+          else {
+            expect(offset, `${view}: the row at aria-rowindex ${index} moved`).toBeCloseTo(before, 2);
+            compared++;
+          }
+        }
+        if (top >= end) break;
+        top = Math.min(end, top + step * 2);
+      }
+      expect(first.size).toBe(ASPECTS);
+      expect(compared).toBeGreaterThan(ASPECTS);
+    }
   });
 
   test('the keyboard walks the rows in order, far beyond the first screen', async ({ page }) => {

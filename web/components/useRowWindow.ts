@@ -186,14 +186,20 @@ export function useRowWindow(keys: string[]): RowWindow {
   // A new function when the estimate moves, so memoised gaps take the new height.
   const heightOf = useCallback((key: string) => heights.current.get(key) ?? estimate, [estimate]);
 
-  /** Records the rows' and gaps' elements, and the heights of the rows (after a render or a resize). */
+  /**
+   * Records the rows' and gaps' elements, and the heights of the rows (after a render or a resize):
+   * their boxes' own heights, fractions of a pixel included. A gap made of heights rounded to
+   * whole pixels (offsetHeight) moves every row after it a little whenever the window moves, and
+   * the browser then paints everything in view again: that was most of the slow frames while
+   * scrolling.
+   */
   const measure = useCallback(() => {
     const table = tableRef.current;
     rows.current = table ? table.querySelectorAll<HTMLElement>('tr[data-window-index]') : null;
     if (!table) return;
     for (const row of table.querySelectorAll<HTMLElement>('tr[data-window-full]')) {
       const key = row.dataset.windowKey!;
-      const height = row.offsetHeight;
+      const height = row.getBoundingClientRect().height;
       const before = heights.current.get(key);
       if (before === height) continue;
       total.current.sum += height - (before ?? 0);
