@@ -1,6 +1,6 @@
 import { Alert, Button, Group, Loader, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { M } from '../../../common/messages';
 import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
@@ -15,7 +15,7 @@ import { useSession } from '../../session/SessionProvider';
 import { CreateAspectModal, EditAspectModal } from './AspectModals';
 import { AvailabilityModal, type AvailabilityTarget } from './AvailabilityModal';
 import { CreateCategoryModal, EditCategoryModal } from './CategoryModals';
-import { filterCatalog, groupCatalog } from './catalogGroups';
+import { filterCatalog, groupCatalog, type SearchableCatalog } from './catalogGroups';
 
 type Mode = 'roadmap' | 'current';
 
@@ -27,6 +27,32 @@ function CatalogFooter() {
     </Text>
   ) : null;
 }
+
+interface TablesProps {
+  catalog: SearchableCatalog;
+  /** The search box's text; the table follows it once the debounce fires. */
+  searchInput: string;
+  mode: Mode;
+  timeline: string[];
+  editable: boolean;
+  handlers: RoadmapTableHandlers;
+  emptyText: string;
+}
+
+/**
+ * The table of the chosen view, filtered by the search once its debounce fires. Only this part
+ * renders again then: the page around it (header, toolbar, dialogs) stays as it is.
+ */
+const CatalogTables = memo(function CatalogTables({ catalog, searchInput, mode, timeline, editable, handlers, emptyText }: TablesProps) {
+  const [search] = useDebouncedValue(searchInput, SEARCH_DEBOUNCE_MS);
+  const groups = useMemo(() => filterCatalog(catalog, search), [catalog, search]);
+  const searching = search.trim() !== '';
+  return mode === 'roadmap' ? (
+    <RoadmapTable groups={groups} timeline={timeline} editable={editable} searching={searching} handlers={handlers} emptyText={emptyText} />
+  ) : (
+    <CatalogCurrentTable groups={groups} bucket={currentBucket(timeline)} searching={searching} emptyText={emptyText} />
+  );
+});
 
 const backButton = (
   <Button component={Link} to="/" variant="default" size="xs" mt={6}>
@@ -41,7 +67,6 @@ export function CatalogPage() {
 
   const [mode, setMode] = useState<Mode>('roadmap');
   const [searchInput, setSearchInput] = useState('');
-  const [search] = useDebouncedValue(searchInput, SEARCH_DEBOUNCE_MS);
   const [pageError, setPageError] = useState<string | null>(null);
   const [creatingCategory, setCreatingCategory] = useState(false);
   const [newAspectCategory, setNewAspectCategory] = useState<string | null>(null);
@@ -56,7 +81,6 @@ export function CatalogPage() {
 
   const data = full.data;
   const catalog = useMemo(() => (data ? groupCatalog(data.categories, data.resolved_data.aspects) : null), [data]);
-  const groups = useMemo(() => (catalog ? filterCatalog(catalog, search) : []), [catalog, search]);
   const timeline = data?.resolved_data.timeline ?? data?.service.timeline ?? [];
   const archived = Boolean(data?.service.archived);
   const canEdit = Boolean(data?.permissions.canEdit) && !archived;
@@ -81,7 +105,7 @@ export function CatalogPage() {
     [onReorder],
   );
 
-  if (full.isLoading || full.isError || !data) {
+  if (full.isLoading || full.isError || !data || !catalog) {
     const notFound = full.isError || (!full.isLoading && !data);
     return (
       <AppLayout header={<PageHeader title="Catalog" leading={backButton} />} footer={<CatalogFooter />}>
@@ -100,8 +124,7 @@ export function CatalogPage() {
   }
 
   const { service } = data;
-  const searching = search.trim() !== '';
-  const orderedCategories = catalog ? catalog.groups.map((g) => g.category) : [];
+  const orderedCategories = catalog.groups.map((g) => g.category);
   const nextPosition = orderedCategories.reduce((max, c) => Math.max(max, c.position + 1), 0);
   const emptyText = canEdit ? 'No categories yet. Add one with + Category.' : 'No categories yet.';
 
@@ -155,11 +178,7 @@ export function CatalogPage() {
           ) : null}
         </Group>
 
-        {mode === 'roadmap' ? (
-          <RoadmapTable groups={groups} timeline={timeline} editable={canEdit} searching={searching} handlers={handlers} emptyText={emptyText} />
-        ) : (
-          <CatalogCurrentTable groups={groups} bucket={currentBucket(timeline)} searching={searching} emptyText={emptyText} />
-        )}
+        <CatalogTables catalog={catalog} searchInput={searchInput} mode={mode} timeline={timeline} editable={canEdit} handlers={handlers} emptyText={emptyText} />
       </Stack>
 
       {canEdit ? (
