@@ -90,21 +90,33 @@ export async function settledView(page: Page, region: string) {
 }
 
 /**
+ * Scrolls a table's panel from its top to its end, most of a view at a time, and calls `atEachStop`
+ * at each position once the window has followed (no gap left in view).
+ */
+export async function scrollThrough(page: Page, region: string, atEachStop: (view: Awaited<ReturnType<typeof panelView>>) => Promise<void>): Promise<void> {
+  const panel = page.getByRole('region', { name: region, exact: true });
+  await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  for (let top = 0; ; ) {
+    await panel.evaluate((el, y) => (el.scrollTop = y), top);
+    const view = await settledView(page, region);
+    await atEachStop(view);
+    if (top >= view.end) return;
+    top = Math.min(view.end, top + view.step);
+  }
+}
+
+/**
  * Scrolls a table's panel from its top to its end and hands every aspect row to `visit` once, while
  * it is in view. Returns how many rows it visited.
  */
 export async function visitEveryRow(page: Page, region: string, visit: (row: Locator) => Promise<void>): Promise<number> {
   const panel = page.getByRole('region', { name: region, exact: true });
-  await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
   const visited = new Set<string>();
-  for (let top = 0; ; ) {
-    await panel.evaluate((el, y) => (el.scrollTop = y), top);
-    const { rows, step, end } = await settledView(page, region);
+  await scrollThrough(page, region, async ({ rows }) => {
     for (const { index } of rows.filter((r) => !visited.has(r.index))) {
       visited.add(index);
       await visit(panel.locator(`tr[aria-rowindex="${index}"]`));
     }
-    if (top >= end) return visited.size;
-    top = Math.min(end, top + step);
-  }
+  });
+  return visited.size;
 }

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { ADMIN, apiAs, expect, expectAccessible, test } from './fixtures';
-import { openCatalog, rowTitles, settledView, unique, rowOffsets } from './catalogHelpers';
+import { openCatalog, rowOffsets, rowTitles, scrollThrough, settledView, unique } from './catalogHelpers';
 
 /**
  * A long roadmap has only the rows near the viewport in the page (the others are empty gaps as tall
@@ -145,13 +145,9 @@ test.describe('A long roadmap', () => {
     await openCatalog(page, id);
     for (const [view, region] of [['Roadmap', 'Roadmap'], ['Current', 'Current availability']] as const) {
       await page.locator('label', { hasText: new RegExp(`^${view}$`) }).click();
-      const panel = page.getByRole('region', { name: region, exact: true });
-      await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
       const first = new Map<string, number>();
       let compared = 0;
-      for (let top = 0; ; ) {
-        await panel.evaluate((el, y) => (el.scrollTop = y), top);
-        const { step, end } = await settledView(page, region);
+      await scrollThrough(page, region, async () => {
         for (const [index, offset] of Object.entries(await rowOffsets(page, region))) {
           const before = first.get(index);
           if (before === undefined) first.set(index, offset);
@@ -160,9 +156,7 @@ test.describe('A long roadmap', () => {
             compared++;
           }
         }
-        if (top >= end) break;
-        top = Math.min(end, top + step * 2);
-      }
+      });
       expect(first.size).toBe(ASPECTS);
       expect(compared).toBeGreaterThan(ASPECTS);
     }

@@ -188,7 +188,8 @@ export function useRowWindow(keys: string[]): RowWindow {
 
   /**
    * Records the rows' and gaps' elements, and the heights of the rows (after a render or a resize):
-   * their boxes' own heights, fractions of a pixel included. A gap made of heights rounded to
+   * their boxes' own heights, fractions of a pixel included (rows are only ever translated while
+   * dragged, never scaled, so the box is as tall as the layout's row). A gap made of heights rounded to
    * whole pixels (offsetHeight) moves every row after it a little whenever the window moves, and
    * the browser then paints everything in view again: that was most of the slow frames while
    * scrolling.
