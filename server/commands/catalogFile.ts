@@ -42,6 +42,12 @@ export const IMPORT_MESSAGES = {
 const I = IMPORT_MESSAGES;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * What a JSON text must contain to hold a forbidden key or U+0000: the key spelled out, or an escape
+ * (a key can be spelled with escapes, and U+0000 can only be written as one). A text without any
+ * of them is parsed without looking at every key and string.
+ */
+const MAYBE_FORBIDDEN = /__proto__|constructor|prototype|\\u/;
 
 const text = (max: number) => z.string().max(max);
 const position = z.number().int().min(0).max(1_000_000);
@@ -125,31 +131,51 @@ export async function readCatalogFile(file: Buffer): Promise<CatalogDocument> {
   let forbidden = false;
   let nul = false;
   try {
-    data = JSON.parse(json.toString('utf8'), function reviver(key, value) {
-      if (FORBIDDEN_KEYS.has(key)) forbidden = true;
-      // The database's text type cannot hold U+0000.
-      if (typeof value === 'string' && value.includes('\u0000')) nul = true;
-      return value;
-    });
+    const text = json.toString('utf8');
+    if (MAYBE_FORBIDDEN.test(text)) {
+      // Only then is every key and string looked at, which doubles the time of the parse.
+      data = JSON.parse(text, function reviver(key, value) {
+        if (FORBIDDEN_KEYS.has(key)) forbidden = true;
+        // The database's text type cannot hold U+0000.
+        if (typeof value === 'string' && value.includes('\u0000')) nul = true;
+        return value;
+      });
+    } else data = JSON.parse(text);
   } catch (err) {
     // The reviver walks the parsed tree recursively: nesting deeper than the stack is a RangeError.
     throw invalid(err instanceof RangeError ? I.tooDeep : I.badJson, 'file');
   }
   if (forbidden) throw invalid(I.forbiddenKey, 'file');
   if (nul) throw invalid(I.nulCharacter, 'file');
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalid(I.wrongFormat, 'file');
+  const refusal = (message: string) => invalid(nestsDeeperThan(data, MAX_NESTING) ? I.tooDeep : message, 'file');
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw refusal(I.wrongFormat);
   const record = data as Record<string, unknown>;
-  if (record.format !== CATALOG_FORMAT) throw invalid(I.wrongFormat, 'file');
-  if (record.version !== CATALOG_VERSION) throw invalid(I.wrongVersion, 'file');
+  if (record.format !== CATALOG_FORMAT) throw refusal(I.wrongFormat);
+  if (record.version !== CATALOG_VERSION) throw refusal(I.wrongVersion);
   const parsed = documentSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` (${issue.path.join('.')})` : '';
-    throw invalid(`${I.invalidContent}: ${issue?.message ?? 'invalid content'}${where}`, 'file');
+    throw refusal(`${I.invalidContent}: ${issue?.message ?? 'invalid content'}${where}`);
   }
   return parsed.data;
 }
 
+
+/** A document nests four levels deep; a refused one nesting deeper than this is called too deep. */
+const MAX_NESTING = 4096;
+
+/** Whether a parsed JSON value nests deeper than `limit` levels (a walk with its own stack). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop()!;
+    if (!item || typeof item !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(item)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 function sanitizeIcon(icon: string | null | undefined): string | null {
   if (!icon) return null;
@@ -178,13 +204,46 @@ export interface PreparedImport {
   };
   categories: string | null;
   aspects: string | null;
-  availabilities: string | null;
+  availabilities: AvailabilityArrays | null;
   roles: string | null;
   templates: string | null;
   counts: { categories: number; aspects: number };
 }
 
+/**
+ * The availability texts as PostgreSQL array literals: each text names its aspect and quarter by
+ * their place (from 1) in `aspectIds` and `quarters`, so that the database reads each id once.
+ * Measured on the embedded database, 120,000 texts took about 0.35 s to read this way against
+ * 1.1 s as JSON objects (most of it reading a uuid for every text).
+ */
+export interface AvailabilityArrays {
+  aspectIds: string;
+  quarters: string;
+  aspectAt: string;
+  quarterAt: string;
+  values: string;
+}
+
 const rowsJson = (rows: unknown[]) => (rows.length ? JSON.stringify(rows) : null);
+
+/** A PostgreSQL array literal of texts: every element quoted (so that none reads as NULL), `"` and `\` escaped. */
+export function textArrayLiteral(items: readonly string[]): string {
+  return `{${items.map((item) => `"${item.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
+function availabilityArrays(rows: CatalogDocument['availabilities'], aspectIds: Map<string, string>): AvailabilityArrays | null {
+  if (!rows.length) return null;
+  const places = (ids: Iterable<string>) => new Map([...ids].map((id, i) => [id, i + 1]));
+  const aspectAt = places(aspectIds.keys());
+  const quarterAt = places(new Set(rows.map((v) => v.time_bucket)));
+  return {
+    aspectIds: textArrayLiteral([...aspectIds.values()]),
+    quarters: textArrayLiteral([...quarterAt.keys()]),
+    aspectAt: `{${rows.map((v) => aspectAt.get(v.aspect_id)).join(',')}}`,
+    quarterAt: `{${rows.map((v) => quarterAt.get(v.time_bucket)).join(',')}}`,
+    values: textArrayLiteral(rows.map((v) => v.value)),
+  };
+}
 
 export function prepareImport(doc: CatalogDocument): PreparedImport {
   const iconUrl = sanitizeIcon(doc.service.icon_url);
@@ -211,7 +270,7 @@ export function prepareImport(doc: CatalogDocument): PreparedImport {
         position: a.position,
       })),
     ),
-    availabilities: rowsJson(doc.availabilities.map((v) => ({ aspect_id: aspectIds.get(v.aspect_id), time_bucket: v.time_bucket, value: v.value }))),
+    availabilities: availabilityArrays(doc.availabilities, aspectIds),
     roles: rowsJson(doc.roles),
     templates: rowsJson(doc.templates),
     counts: { categories: doc.categories.length, aspects: doc.aspects.length },

@@ -48,10 +48,14 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
         select x.id, ${tenantId}::uuid, ${sid}::uuid, x.category_id, x.title, x.description, x.is_public, x.position
         from json_to_recordset(${json(prepared.aspects)}) as x(id uuid, category_id uuid, title text, description text, is_public boolean, position int)`);
     }
-    if (prepared.availabilities) {
-      // The texts and their first history rows from one parameter, in one statement.
-      await tx.execute(sql`with x as materialized (
-          select * from json_to_recordset(${json(prepared.availabilities)}) as x(aspect_id uuid, time_bucket text, value text)
+    const texts = prepared.availabilities;
+    if (texts) {
+      // The texts and their first history rows in one statement; the arrays are read once (k).
+      await tx.execute(sql`with k as materialized (
+          select ${texts.aspectIds}::uuid[] as aspect_ids, ${texts.quarters}::text[] as quarters
+        ), x as materialized (
+          select k.aspect_ids[r.a] as aspect_id, k.quarters[r.q] as time_bucket, r.value
+          from k, unnest(${texts.aspectAt}::int[], ${texts.quarterAt}::int[], ${texts.values}::text[]) as r(a, q, value)
         ), texts as (
           insert into availabilities (tenant_id, service_id, aspect_id, time_bucket, value)
           select ${tenantId}::uuid, ${sid}::uuid, x.aspect_id, x.time_bucket, x.value from x

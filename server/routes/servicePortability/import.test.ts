@@ -50,6 +50,11 @@ async function richService() {
   await setAvailability(t.db, w.tenant.id, s.id, a1.id, '2026-Q1', 'GA');
   await setAvailability(t.db, w.tenant.id, s.id, a2.id, '2024-Q1', 'Outside the timeline');
   await setAvailability(t.db, w.tenant.id, s.id, a3.id, '2025-Q4', '24/7');
+  // Texts the import's array literals must carry exactly: quotes, backslashes, braces, commas, a
+  // word the database's array syntax reads as a null, escapes and characters beyond ASCII.
+  await setAvailability(t.db, w.tenant.id, s.id, a3.id, '2025-Q3', 'Say "hi" \\ back, {then} \\"');
+  await setAvailability(t.db, w.tenant.id, s.id, a3.id, '2026-Q1', 'NULL');
+  await setAvailability(t.db, w.tenant.id, s.id, a2.id, '2025-Q4', '  Ünïcödé 🚀\ttab \\u0041 constructor  ');
   for (const roleName of ['Student', 'Teacher']) await call(t.app, 'POST', '/api/actor-roles', { ...as(w.tokens.admin), body: { serviceId: s.id, roleName } });
   for (const templateText of ['Planned', 'Available']) await call(t.app, 'POST', '/api/quick-templates', { ...as(w.tokens.admin), body: { serviceId: s.id, templateText } });
   return s;
@@ -92,6 +97,12 @@ describe('export then import', () => {
     expect(await content(created.id)).toEqual(await content(s.id));
     const again = await upload(await exported(s.id));
     expect(again.json().service.slug).toBe(`${s.slug}-3`);
+    // Every imported text starts its history: the same text, changed by the importing admin.
+    const rows = (res: unknown) => (res as { rows: Record<string, string>[] }).rows;
+    const texts = rows(await t.db.execute(sql`select aspect_id, time_bucket, value from availabilities where service_id = ${created.id} order by 1, 2`));
+    const history = rows(await t.db.execute(sql`select aspect_id, time_bucket, value, changed_by from availability_history where service_id = ${created.id} order by 1, 2`));
+    expect(texts).toHaveLength(7);
+    expect(history).toEqual(texts.map((v) => ({ ...v, changed_by: w.users.admin.email })));
     const audit = await t.db.execute(sql`select count(*)::int as n from audit_log where action = 'service.import' and target_id = ${created.id}`);
     expect(Number((audit as unknown as { rows: { n: number }[] }).rows[0]!.n)).toBe(1);
   });
