@@ -227,7 +227,7 @@ export interface AvailabilityArrays {
 const rowsJson = (rows: unknown[]) => (rows.length ? JSON.stringify(rows) : null);
 
 /** A PostgreSQL array literal of texts: every element quoted (so that none reads as NULL), `"` and `\` escaped. */
-export function textArrayLiteral(items: readonly string[]): string {
+function textArrayLiteral(items: readonly string[]): string {
   return `{${items.map((item) => `"${item.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
