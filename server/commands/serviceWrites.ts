@@ -1,16 +1,8 @@
 import { M } from '../../common/messages';
 import { idSchema } from '../../common/schemas/catalog';
-import type { Role } from '../../common/roles';
 import type { Executor } from '../db';
-import { findServiceWithRole, lockService, updateService, type ServiceRow } from '../db/queries/services';
+import { lockService, updateService, type ServiceRow } from '../db/queries/services';
 import { conflict, notFound } from '../errors';
-import type { Actor } from '../plugins/context';
-import { authorize, type Capability } from '../policies';
-import type { StampedCache } from '../db/writeStamps';
-
-/** The tables a service and its caller's service role are read from. */
-export const SERVICE_ACCESS_TABLES = ['services', 'service_role_assignments'];
-export type ServiceAccessCache = StampedCache<ServiceAccess | undefined>;
 
 /** A path id that is not a uuid names no record: 404, before the database sees it. */
 export function pathId(value: unknown): string {
@@ -19,42 +11,9 @@ export function pathId(value: unknown): string {
   return parsed.data;
 }
 
-export interface ServiceAccess {
-  service: ServiceRow;
-  /** The caller's service role assignment, which raises their role on this service. */
-  serviceRole: Role | null;
-}
-
-/**
- * Loads a service of the tenant (404 when it is not there) and checks that the caller holds the
- * capability on it, their service role assignment included.
- */
-export async function authorizeService(
-  db: Executor,
-  actor: Actor,
-  tenantId: string,
-  serviceId: string,
-  capability: Capability,
-  notFoundMessage: string = M.serviceNotFound,
-  /** Outside a transaction only: reuses the service and role read by an earlier request. */
-  cache?: ServiceAccessCache,
-): Promise<ServiceAccess> {
-  const load = () => findServiceWithRole(db, tenantId, serviceId, actor.user.id);
-  const found = cache ? await cache.get(serviceAccessKey(tenantId, serviceId, actor), load) : await load();
-  if (!found) throw notFound(notFoundMessage);
-  return checkServiceAccess(actor, tenantId, found, capability);
-}
-
-/** The cache key of a caller's access to a service. */
-export function serviceAccessKey(tenantId: string, serviceId: string, actor: Actor): string {
-  return `${tenantId}|${serviceId}|${actor.user.id}`;
-}
-
-/** Throws unless the caller holds the capability on the service, their service role included. */
-export function checkServiceAccess(actor: Actor, tenantId: string, access: ServiceAccess, capability: Capability): ServiceAccess {
-  const { service, serviceRole } = access;
-  authorize(actor, capability, { tenantId, recordTenantId: service.tenantId, serviceRole });
-  return access;
+/** Archived services are read-only (CONTRACT section 4). */
+export function assertWritable(service: ServiceRow): void {
+  if (service.archived) throw conflict(M.serviceArchivedConflict);
 }
 
 /**

@@ -3,8 +3,8 @@ import type { Database } from '../db';
 import type { TenantRow, UserWithTenants } from '../db/queries/users';
 import type { Config } from '../config';
 import type { TokenService } from '../auth/tokens';
-import type { PolicyActor } from '../policies';
-import type { LoginLimiter } from '../auth/loginLimiter';
+import { loadService, type PolicyActor, type ServiceCapability } from '../policies';
+import type { LoginThrottle } from '../auth/loginLimiter';
 
 /** The caller of a request, resolved from its bearer token. */
 export interface Actor extends PolicyActor {
@@ -24,7 +24,7 @@ declare module 'fastify' {
     config: Config;
     database: Database;
     tokens: TokenService;
-    loginLimiter: LoginLimiter;
+    loginLimiter: LoginThrottle;
   }
   interface FastifyRequest {
     actor: Actor | null;
@@ -56,4 +56,14 @@ export function scope(req: FastifyRequest): { actor: Actor; tenant: TenantRow; t
   const actor = requireActor(req);
   const tenant = requireTenant(req);
   return { actor, tenant, tenantId: tenant.id };
+}
+
+/**
+ * The service a tenant-scoped request names, loaded through the access layer with the caller's
+ * rights on it (404 when it is not the tenant's, 403 without the capability).
+ */
+export async function serviceOf(req: FastifyRequest, serviceId: string, capability: ServiceCapability) {
+  const { actor, tenantId } = scope(req);
+  const grant = await loadService(req.server.database.db, actor, tenantId, serviceId, capability);
+  return { ...grant, actor, tenantId };
 }

@@ -7,6 +7,7 @@ import { findTenantById, findTenantBySlug, type TenantRow } from '../db/queries/
 import { tenantScope, withScope } from '../db/scope';
 import { StampedCache } from '../db/writeStamps';
 import type { Actor } from './context';
+import { belongsTo } from '../policies';
 
 export const TENANT_HEADER = 'x-tenant-slug';
 
@@ -48,7 +49,7 @@ function tenantWanted(headers: IncomingHttpHeaders, actor: Actor): { slug: strin
 
 /** The caller may work in the tenant: a member (or a super admin) of a tenant that is not archived. */
 function checkTenant(actor: Actor, tenant: TenantRow | undefined): TenantRow {
-  if (!tenant || !isMember(actor, tenant.id)) throw forbidden(M.noTenantAccess);
+  if (!tenant || !belongsTo(actor, tenant.id)) throw forbidden(M.noTenantAccess);
   if (tenant.archived) throw forbidden(M.tenantArchived);
   return tenant;
 }
@@ -60,6 +61,3 @@ export async function resolveTenant(req: FastifyRequest, actor: Actor, cache?: S
   return checkTenant(actor, cache ? await cache.get(key, load) : await load());
 }
 
-export function isMember(actor: Actor, tenantId: string): boolean {
-  return actor.superAdmin || actor.user.tenantIds.includes(tenantId);
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { can, authorize, PERMISSIONS, RUNGS, type Capability, type PolicyActor, type Rung } from './index';
+import { can, authorize, PERMISSIONS, RUNGS, servicePermissions, tenantPermissions, type Capability, type PolicyActor, type Rung } from './index';
 import { AppError } from '../errors';
 
 /**
@@ -8,9 +8,11 @@ import { AppError } from '../errors';
  */
 const SPEC_TABLE: Record<Capability, Record<Rung, boolean>> = {
   'catalog.view': { reader: true, editor: true, admin: true, superAdmin: true },
+  'catalog.viewPrivate': { reader: false, editor: true, admin: true, superAdmin: true },
   'catalog.edit': { reader: false, editor: true, admin: true, superAdmin: true },
   'service.settings': { reader: false, editor: true, admin: true, superAdmin: true },
   'service.admin': { reader: false, editor: false, admin: true, superAdmin: true },
+  'tenant.services': { reader: false, editor: false, admin: true, superAdmin: true },
   'services.showArchived': { reader: false, editor: false, admin: true, superAdmin: true },
   'services.hardDelete': { reader: false, editor: false, admin: false, superAdmin: true },
   'tenantSettings.page': { reader: false, editor: false, admin: true, superAdmin: false },
@@ -55,6 +57,29 @@ describe('service role assignments', () => {
   it('never grant super admin powers', () => {
     expect(can(actorFor('reader'), 'services.hardDelete', { tenantId: 't', serviceRole: 'admin' })).toBe(false);
     expect(can(actorFor('reader'), 'platform.manage', { tenantId: 't', serviceRole: 'admin' })).toBe(false);
+  });
+
+  it('never reach past their service: no tenant capability comes from an assignment', () => {
+    const tenantWide = (Object.keys(PERMISSIONS) as Capability[]).filter((c) => PERMISSIONS[c].scope !== 'service');
+    expect(tenantWide).toEqual(expect.arrayContaining(['tenant.users', 'tenant.services', 'services.showArchived', 'tenantSettings.page']));
+    for (const role of ['reader', 'editor'] as const) {
+      for (const capability of tenantWide) {
+        expect(can(actorFor(role), capability, { tenantId: 't', serviceRole: 'admin' }), `${role} raised to admin: ${capability}`).toBe(false);
+      }
+    }
+  });
+
+  it('are told to the web app as the same rights the server decides with', () => {
+    const raised = servicePermissions(actorFor('reader'), 'admin');
+    expect(raised).toMatchObject({ canEdit: true, canViewPrivate: true, canAdmin: true, canManageUsers: false, canMove: false, canHardDelete: false });
+    expect(tenantPermissions(actorFor('admin'))).toEqual({
+      canCreateServices: true,
+      canShowArchived: true,
+      canManageUsers: true,
+      canOpenTenantSettings: true,
+      canManagePlatform: false,
+    });
+    expect(tenantPermissions(actorFor('superAdmin'))).toMatchObject({ canOpenTenantSettings: false, canManagePlatform: true });
   });
 });
 

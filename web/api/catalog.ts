@@ -1,3 +1,4 @@
+import type { ServicePermissions } from '../../common/permissions';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import { ApiError, request } from './client';
@@ -27,12 +28,7 @@ export interface QuickTemplate {
   position: number;
 }
 
-export interface CatalogPermissions {
-  canEdit: boolean;
-  canManageSettings: boolean;
-  canAdmin: boolean;
-  canHardDelete: boolean;
-}
+export type CatalogPermissions = ServicePermissions;
 
 /** GET /services/{id}/full (CONTRACT section 3). */
 export interface FullService {

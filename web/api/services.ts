@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import { request } from './client';
+import type { ServicePermissions } from '../../common/permissions';
 
 export interface Service {
   id: string;
@@ -34,13 +35,16 @@ export const serviceKeys = {
   full: (id: string) => ['services', 'full', id] as const,
 };
 
+/** The service list, with what the caller may do on each service: `default`, and the services an assignment raises above it. */
+export interface ServiceList {
+  services: Service[];
+  permissions: { default: ServicePermissions; services: Record<string, ServicePermissions> };
+}
+
 export function useServices(includeArchived: boolean) {
   return useQuery({
     queryKey: serviceKeys.list(includeArchived),
-    queryFn: () =>
-      request<{ services: Service[] }>(`/services?includeArchived=${includeArchived}`, { fallback: M.failedLoadServices }).then(
-        (r) => r.services,
-      ),
+    queryFn: () => request<ServiceList>(`/services?includeArchived=${includeArchived}`, { fallback: M.failedLoadServices }),
   });
 }
 

@@ -1,3 +1,4 @@
+import type { ServicePermissions } from '../../common/permissions';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import type { Role, SnapshotVisibility } from '../../common/roles';
@@ -35,7 +36,7 @@ export interface SettingsData {
   templates: QuickTemplateItem[];
   users: TenantUser[];
   assignments: Assignment[];
-  permissions: { settings: boolean; admin: boolean; hard_delete: boolean };
+  permissions: ServicePermissions;
 }
 export interface SnapshotSummary {
   id: string;
@@ -105,9 +106,12 @@ export function useDeleteQuickTemplate() {
   return useSettingsMutation((id: string) => request(`/quick-templates/${id}`, { method: 'DELETE', fallback: M.failedDeleteQuickTemplate }));
 }
 
+/** Assigns a tenant user picked from the tenant's users (callers who may list them) or named by email (anyone who manages the service's assignments). */
 export function useAssignUser(serviceId: string) {
-  return useSettingsMutation((body: { userId: string; role: Role }) =>
-    request<{ assignment: Assignment }>(`/services/${serviceId}/users`, { method: 'POST', body, fallback: M.failedAddAssignment }),
+  return useSettingsMutation((body: { userId: string; role: Role } | { userEmail: string; role: Role }) =>
+    'userId' in body
+      ? request<{ assignment: Assignment }>(`/services/${serviceId}/users`, { method: 'POST', body, fallback: M.failedAddAssignment })
+      : request<{ assignment: Assignment }>('/service-roles', { method: 'POST', body: { serviceId, ...body }, fallback: M.failedAddAssignment }),
   );
 }
 export function useChangeAssignment(serviceId: string) {

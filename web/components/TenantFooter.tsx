@@ -8,12 +8,12 @@ export function TenantFooter() {
   return (
     <Group justify="space-between" wrap="wrap" gap="sm">
       <Group gap="md">
-        {user?.super_admin && !user.impersonating ? (
+        {user?.permissions?.canManagePlatform ? (
           <Anchor component={Link} to="/super-admin" size="sm">
             Super Admin Panel
           </Anchor>
         ) : null}
-        {user?.role === 'admin' && !user.super_admin ? (
+        {user?.permissions?.canOpenTenantSettings ? (
           <Anchor component={Link} to="/tenant-settings" size="sm">
             Tenant Settings
           </Anchor>

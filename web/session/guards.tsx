@@ -16,11 +16,11 @@ export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
   return <>{children}</>;
 }
 
-/** /super-admin: super admin only, otherwise /. */
+/** /super-admin: super admin only, otherwise / (the server's answer with the session says which). */
 export function RequireSuperAdmin({ children }: { children: ReactNode }) {
   const { user } = useSession();
   if (!user) return <Navigate to="/login" replace />;
-  if (!user.super_admin || user.impersonating) return <Navigate to="/" replace />;
+  if (!user.permissions?.canManagePlatform) return <Navigate to="/" replace />;
   return <>{children}</>;
 }
 
@@ -28,6 +28,6 @@ export function RequireSuperAdmin({ children }: { children: ReactNode }) {
 export function RequireTenantAdmin({ children }: { children: ReactNode }) {
   const { user } = useSession();
   if (!user) return <Navigate to="/login" replace />;
-  if (user.role !== 'admin' || user.super_admin) return <Navigate to="/" replace />;
+  if (!user.permissions?.canOpenTenantSettings) return <Navigate to="/" replace />;
   return <>{children}</>;
 }

@@ -1,3 +1,5 @@
+import type { TenantPermissions } from '../../common/permissions';
+
 /** The browser keeps a session under exactly these keys (spec sections 3 and 9). */
 export const STORAGE_KEYS = { token: 'token', user: 'user', activeTenant: 'activeTenant' } as const;
 
@@ -27,6 +29,10 @@ export interface SessionUser {
   availableTenants: SessionTenant[];
   /** Set while a super admin impersonates this user. */
   impersonating?: boolean;
+  /** The reason the super admin gave for the impersonation, if any. */
+  impersonationReason?: string | null;
+  /** What the server says the user may do in the tenant in use. */
+  permissions?: TenantPermissions;
 }
 
 function readJson<T>(key: string): T | null {

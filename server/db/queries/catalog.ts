@@ -89,31 +89,42 @@ export async function findAspect(db: Executor, tenantId: string, aspectId: strin
   return row;
 }
 
+/** The tables of records that belong to one service: their row and the service they are in. */
+type ServiceOwnedTable = typeof aspects | typeof categories;
+
 /**
- * An aspect of the tenant and the caller's service role assignment on its service, in one
- * statement: the authorization every request on an aspect starts with.
+ * A record of a service (an aspect or a category) of the tenant and the caller's service role
+ * assignment on its service, in one statement: the authorization every request on one starts with.
  */
-export async function findAspectWithRole(
+async function findWithServiceRole<T extends ServiceOwnedTable>(
   db: Executor,
+  table: T,
   tenantId: string,
-  aspectId: string,
+  id: string,
   userId: string,
-): Promise<{ aspect: AspectRow; serviceRole: Role | null } | undefined> {
-  const [row] = await db
-    .select({ aspect: aspects, serviceRole: serviceRoleAssignments.role })
-    .from(aspects)
+): Promise<{ row: T['$inferSelect']; serviceRole: Role | null } | undefined> {
+  const owned = table as ServiceOwnedTable;
+  const [found] = await db
+    .select({ row: owned, serviceRole: serviceRoleAssignments.role })
+    .from(owned)
     .leftJoin(
       serviceRoleAssignments,
       and(
-        eq(serviceRoleAssignments.tenantId, aspects.tenantId),
-        eq(serviceRoleAssignments.serviceId, aspects.serviceId),
+        eq(serviceRoleAssignments.tenantId, owned.tenantId),
+        eq(serviceRoleAssignments.serviceId, owned.serviceId),
         eq(serviceRoleAssignments.userId, userId),
       ),
     )
-    .where(and(eq(aspects.tenantId, tenantId), eq(aspects.id, aspectId)))
+    .where(and(eq(owned.tenantId, tenantId), eq(owned.id, id)))
     .limit(1);
-  return row ? { aspect: row.aspect, serviceRole: row.serviceRole ?? null } : undefined;
+  return found ? { row: found.row as T['$inferSelect'], serviceRole: found.serviceRole ?? null } : undefined;
 }
+
+export const findAspectWithRole = (db: Executor, tenantId: string, aspectId: string, userId: string) =>
+  findWithServiceRole(db, aspects, tenantId, aspectId, userId);
+
+export const findCategoryWithRole = (db: Executor, tenantId: string, categoryId: string, userId: string) =>
+  findWithServiceRole(db, categories, tenantId, categoryId, userId);
 
 /** The position after the last aspect of a category. */
 export async function nextAspectPosition(db: Executor, tenantId: string, categoryId: string): Promise<number> {

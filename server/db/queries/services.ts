@@ -44,20 +44,12 @@ export async function findServiceWithRole(
   return row ? { service: row.service, serviceRole: row.serviceRole ?? null } : undefined;
 }
 
-/** The caller's service role assignment on one service, which raises their role there. */
-export async function findServiceRole(db: Executor, tenantId: string, serviceId: string, userId: string) {
-  const [row] = await db
-    .select({ role: serviceRoleAssignments.role })
+/** A user's service role assignments in a tenant, by service. */
+export async function listUserServiceRoles(db: Executor, tenantId: string, userId: string): Promise<{ serviceId: string; role: ServiceRoleAssignment['role'] }[]> {
+  return db
+    .select({ serviceId: serviceRoleAssignments.serviceId, role: serviceRoleAssignments.role })
     .from(serviceRoleAssignments)
-    .where(
-      and(
-        eq(serviceRoleAssignments.tenantId, tenantId),
-        eq(serviceRoleAssignments.serviceId, serviceId),
-        eq(serviceRoleAssignments.userId, userId),
-      ),
-    )
-    .limit(1);
-  return row?.role ?? null;
+    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
 }
 
 export type NewService = Omit<typeof services.$inferInsert, 'id' | 'tenantId' | 'version' | 'lastUpdated' | 'createdAt'>;

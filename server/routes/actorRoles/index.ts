@@ -15,12 +15,11 @@ import {
   reorderActorRoles,
   updateActorRole,
 } from '../../db/queries/settings';
-import { loadWritableService, touchService } from '../../commands/serviceWrites';
+import { assertWritable, loadWritableService, touchService } from '../../commands/serviceWrites';
 import { invalid, notFound } from '../../errors';
-import { scope } from '../../plugins/context';
+import { scope, serviceOf } from '../../plugins/context';
 import { presentActorRole } from '../../presenters/settings';
 import { parse } from '../../validation';
-import { assertWritable, loadServiceFor } from '../serviceUsers/access';
 
 const idParams = z.object({ id: settingsIdSchema });
 
@@ -39,20 +38,20 @@ export default async function actorRoleRoutes(app: FastifyInstance) {
     const { tenantId } = scope(req);
     const role = await findActorRole(db(), tenantId, id);
     if (!role) throw notFound();
-    const { service } = await loadServiceFor(db(), req, role.serviceId, 'service.settings');
+    const { service } = await serviceOf(req, role.serviceId, 'service.settings');
     assertWritable(service);
     return { role, tenantId };
   }
 
   app.get('/actor-roles/service/:id', async (req) => {
-    const { service, tenantId } = await loadServiceFor(db(), req, parseId(req.params), 'service.settings');
+    const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.settings');
     const rows = await listActorRoles(db(), tenantId, service.id);
     return { roles: rows.map(presentActorRole) };
   });
 
   app.post('/actor-roles', async (req, reply) => {
     const input = parse(createActorRoleSchema, req.body);
-    const { service, tenantId } = await loadServiceFor(db(), req, input.serviceId, 'service.settings');
+    const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
     assertWritable(service);
     const row = await db().transaction(async (tx) => {
       await loadWritableService(tx, tenantId, service.id);
@@ -88,7 +87,7 @@ export default async function actorRoleRoutes(app: FastifyInstance) {
 
   app.patch('/actor-roles/reorder', async (req) => {
     const input = parse(reorderActorRolesSchema, req.body);
-    const { service, tenantId } = await loadServiceFor(db(), req, input.serviceId, 'service.settings');
+    const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
     assertWritable(service);
     const rows = await db().transaction(async (tx) => {
       await loadWritableService(tx, tenantId, service.id);

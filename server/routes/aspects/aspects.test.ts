@@ -106,6 +106,20 @@ describe('POST /api/aspects', () => {
     expect(isSanitised(aspect.description)).toBe(true);
     expect(await serviceVersion(f.service.id)).toBe(f.service.version + 1);
   });
+
+  it('creates a private aspect when isPublic is left out, and a public one only when asked', async () => {
+    const f = await freshCategory();
+    const { isPublic: _left, ...withoutFlag } = body({ serviceId: f.service.id, categoryId: f.category.id });
+    const quiet = await api('editor')('POST', '/api/aspects', withoutFlag);
+    expect(quiet.statusCode).toBe(201);
+    expect(quiet.json().aspect.is_public).toBe(false);
+    const shown = await api('editor')('POST', '/api/aspects', { ...withoutFlag, isPublic: true });
+    expect(shown.json().aspect.is_public).toBe(true);
+    // A reader, who never receives private aspects, sees only the one asked to be public.
+    const listed = ids(await api('reader')('GET', `/api/aspects/service/${f.service.id}`));
+    expect(listed).toContain(shown.json().aspect.id);
+    expect(listed).not.toContain(quiet.json().aspect.id);
+  });
 });
 
 describe('PUT /api/aspects/:id', () => {

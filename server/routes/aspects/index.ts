@@ -4,10 +4,9 @@ import { availabilitiesOfAspects, listAspects } from '../../db/queries/catalog';
 import { findService } from '../../db/queries/services';
 import { presentAspects } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
-import { can } from '../../policies';
 import { parse } from '../../validation';
-import { authorizeService, pathId } from '../../commands/serviceWrites';
-import { authorizeAspect } from './access';
+import { loadAspect, loadService } from '../../policies';
+import { pathId } from '../../commands/serviceWrites';
 import aspectWriteRoutes from './writes';
 
 type IdParams = { Params: { id: string } };
@@ -20,8 +19,8 @@ export default async function aspectRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const query = parse(showPrivateQuerySchema, req.query);
     const serviceId = pathId(req.params.id);
-    const { service, serviceRole } = await authorizeService(db, actor, tenantId, serviceId, 'catalog.view');
-    const includePrivate = query.showPrivate && can(actor, 'catalog.edit', { tenantId, serviceRole });
+    const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
+    const includePrivate = query.showPrivate && permissions.canViewPrivate;
     const rows = await listAspects(db, tenantId, serviceId, { includePrivate });
     const availabilities = await availabilitiesOfAspects(db, tenantId, rows.map((a) => a.id));
     return { aspects: presentAspects(rows, availabilities, service.timeline) };
@@ -29,7 +28,7 @@ export default async function aspectRoutes(app: FastifyInstance) {
 
   app.get<IdParams>('/aspects/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.view');
+    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
     const [service, availabilities] = await Promise.all([
       findService(db, tenantId, aspect.serviceId),
       availabilitiesOfAspects(db, tenantId, [aspect.id]),

@@ -12,16 +12,14 @@ import {
   updateAspect,
   type AspectChanges,
 } from '../../db/queries/catalog';
-import { findServiceRole } from '../../db/queries/services';
 import { presentAspect } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { loadAspect, loadCategory, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, invalid, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { authorizeService, loadWritableService, touchService } from '../../commands/serviceWrites';
+import { loadWritableService, pathId, touchService } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
-import { authorizeAspect } from './access';
 
 type IdParams = { Params: { id: string } };
 
@@ -32,7 +30,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   app.post('/aspects', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const input = parse(createAspectSchema, req.body);
-    await authorizeService(db, actor, tenantId, input.serviceId, 'catalog.edit');
+    await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
     const aspect = await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, input.serviceId);
       const category = await findCategory(tx, tenantId, input.categoryId);
@@ -56,7 +54,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   app.put<IdParams>('/aspects/:id', async (req) => {
     const { actor, tenantId } = scope(req);
     const input = parse(updateAspectSchema, req.body);
-    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.edit');
+    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.edit');
     const updated = await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, aspect.serviceId);
       const current = await findAspect(tx, tenantId, aspect.id);
@@ -81,7 +79,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
 
   app.delete<IdParams>('/aspects/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.edit');
+    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.edit');
     await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, aspect.serviceId);
       await deleteAspect(tx, tenantId, aspect.id);
@@ -101,10 +99,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   app.patch('/aspects/reorder', async (req) => {
     const { actor, tenantId } = scope(req);
     const input = parse(reorderAspectsSchema, req.body);
-    const category = await findCategory(db, tenantId, input.categoryId);
-    if (!category) throw notFound();
-    const serviceRole = await findServiceRole(db, tenantId, category.serviceId, actor.user.id);
-    authorize(actor, 'catalog.edit', { tenantId, recordTenantId: category.tenantId, serviceRole });
+    const { category } = await loadCategory(db, actor, tenantId, input.categoryId, 'catalog.edit');
     const rows = await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, category.serviceId);
       const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));

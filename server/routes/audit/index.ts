@@ -5,7 +5,7 @@ import { listAudit } from '../../db/queries/audit';
 import { findTenantById } from '../../db/queries/users';
 import { presentAuditPage } from '../../presenters/audit';
 import { requireActor, scope } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { requirePlatform, requireTenant } from '../../policies';
 import { parse } from '../../validation';
 
 /** The audit log (CONTRACT section 5): a tenant admin reads their tenant's, a super admin any tenant's and the platform's. */
@@ -15,14 +15,14 @@ export default async function auditRoutes(app: FastifyInstance) {
   app.get('/audit', async (req) => {
     const query = parse(auditPageQuerySchema, req.query);
     const { actor, tenantId } = scope(req);
-    authorize(actor, 'tenant.users', { tenantId });
+    requireTenant(actor, 'tenant.users');
     const limit = query.limit ?? AUDIT_PAGE_DEFAULT;
     return presentAuditPage(await listAudit(db(), tenantId, { before: query.before, limit }), limit);
   });
 
   app.get('/admin/audit', { config: { tenant: false } }, async (req) => {
     const query = parse(adminAuditQuerySchema, req.query);
-    authorize(requireActor(req), 'platform.manage');
+    requirePlatform(requireActor(req));
     if (query.tenantId && !(await findTenantById(db(), query.tenantId))) throw notFound();
     const limit = query.limit ?? AUDIT_PAGE_DEFAULT;
     return presentAuditPage(await listAudit(db(), query.tenantId ?? null, { before: query.before, limit }), limit);

@@ -9,12 +9,11 @@ import {
 } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
-import { can } from '../../policies';
+import { holdsOnEveryService, loadAspect, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, notFound } from '../../errors';
-import { authorizeService, pathId } from '../../commands/serviceWrites';
+import { pathId } from '../../commands/serviceWrites';
 import { AvailabilityWriter } from '../../commands/availabilityWrites';
-import { authorizeAspect } from '../aspects/access';
 
 type IdParams = { Params: { id: string } };
 
@@ -32,8 +31,8 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     // The tenant role of editors and admins lets them edit every aspect of the tenant, private or
     // not: nothing to read before the write, which is then one statement. Anyone else may hold the
     // right through a service role, which only the aspect's service tells.
-    if (!can(actor, 'catalog.edit', { tenantId, serviceRole: null })) {
-      await authorizeAspect(db, actor, tenantId, input.aspectId, 'catalog.edit');
+    if (!holdsOnEveryService(actor, 'catalog.edit')) {
+      await loadAspect(db, actor, tenantId, input.aspectId, 'catalog.edit');
     }
     // The id as the database spells it (a uuid may come in capitals).
     const aspectId = input.aspectId.toLowerCase();
@@ -52,14 +51,14 @@ export default async function availabilityRoutes(app: FastifyInstance) {
   /** Every stored text of an aspect, inside the timeline or not. */
   app.get<IdParams>('/availabilities/aspect/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.view');
+    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
     const rows = await availabilitiesOfAspects(db, tenantId, [aspect.id]);
     return { availabilities: rows.map(presentAvailability) };
   });
 
   app.get<IdParams>('/availabilities/aspect/:id/history', async (req) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await authorizeAspect(db, actor, tenantId, req.params.id, 'catalog.view');
+    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
     const rows = await historyOfAspect(db, tenantId, aspect.id);
     return { history: rows.map(presentHistory) };
   });
@@ -68,8 +67,8 @@ export default async function availabilityRoutes(app: FastifyInstance) {
   app.get<IdParams>('/availabilities/service/:id/resolved', async (req) => {
     const { actor, tenantId } = scope(req);
     const serviceId = pathId(req.params.id);
-    const { service, serviceRole } = await authorizeService(db, actor, tenantId, serviceId, 'catalog.view');
-    const includePrivate = can(actor, 'catalog.edit', { tenantId, serviceRole });
+    const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
+    const includePrivate = permissions.canViewPrivate;
     const [aspects, availabilities] = await Promise.all([
       listAspects(db, tenantId, serviceId, { includePrivate }),
       availabilitiesOfService(db, tenantId, serviceId, { includePrivate }),

@@ -9,14 +9,13 @@ import {
   renameCategory,
   type CategoryRow,
 } from '../../db/queries/catalog';
-import { findServiceRole } from '../../db/queries/services';
 import { presentCategory } from '../../presenters/catalog';
 import { scope, type Actor } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { loadCategory, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { authorizeService, loadWritableService, pathId, touchService } from '../../commands/serviceWrites';
+import { loadWritableService, pathId, touchService } from '../../commands/serviceWrites';
 
 type IdParams = { Params: { id: string } };
 
@@ -25,17 +24,14 @@ export default async function categoryRoutes(app: FastifyInstance) {
 
   /** Loads a category of the tenant and checks the caller may edit its service. */
   const editableCategory = async (actor: Actor, tenantId: string, rawId: string): Promise<CategoryRow> => {
-    const category = await findCategory(db, tenantId, pathId(rawId));
-    if (!category) throw notFound();
-    const serviceRole = await findServiceRole(db, tenantId, category.serviceId, actor.user.id);
-    authorize(actor, 'catalog.edit', { tenantId, recordTenantId: category.tenantId, serviceRole });
+    const { category } = await loadCategory(db, actor, tenantId, pathId(rawId), 'catalog.edit');
     return category;
   };
 
   app.get<IdParams>('/categories/service/:id', async (req) => {
     const { actor, tenantId } = scope(req);
     const serviceId = pathId(req.params.id);
-    await authorizeService(db, actor, tenantId, serviceId, 'catalog.view');
+    await loadService(db, actor, tenantId, serviceId, 'catalog.view');
     const rows = await listCategories(db, tenantId, serviceId);
     return { categories: rows.map(presentCategory) };
   });
@@ -43,7 +39,7 @@ export default async function categoryRoutes(app: FastifyInstance) {
   app.post('/categories', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const input = parse(createCategorySchema, req.body);
-    await authorizeService(db, actor, tenantId, input.serviceId, 'catalog.edit');
+    await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
     const category = await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, input.serviceId);
       const position = input.position ?? (await nextCategoryPosition(tx, tenantId, input.serviceId));

@@ -4,7 +4,7 @@ import { csvQuerySchema, settingsIdSchema } from '../../../common/schemas/settin
 import { exportServiceCsv, exportServiceFile } from '../../commands/exportService';
 import { notFound } from '../../errors';
 import { parse } from '../../validation';
-import { loadServiceFor } from '../serviceUsers/access';
+import { serviceOf } from '../../plugins/context';
 
 const idParams = z.object({ id: settingsIdSchema });
 
@@ -21,9 +21,9 @@ export default async function exportRoutes(app: FastifyInstance) {
   app.get('/export/service/:id/csv', async (req, reply) => {
     const id = parseId(req.params);
     const query = parse(csvQuerySchema, req.query);
-    const ctx = await loadServiceFor(db(), req, id, 'service.settings');
+    const ctx = await serviceOf(req, id, 'service.settings');
     // Readers never receive private aspects, whatever they ask for (CONTRACT section 4).
-    const showPrivate = query.showPrivate && ctx.can('service.settings');
+    const showPrivate = query.showPrivate && ctx.permissions.canViewPrivate;
     const csv = await exportServiceCsv(db(), ctx.service, { showPrivate });
     return reply
       .header('Content-Type', 'text/csv; charset=utf-8')
@@ -32,7 +32,7 @@ export default async function exportRoutes(app: FastifyInstance) {
   });
 
   app.get('/services/:id/export', async (req, reply) => {
-    const ctx = await loadServiceFor(db(), req, parseId(req.params), 'service.settings');
+    const ctx = await serviceOf(req, parseId(req.params), 'service.settings');
     const file = await exportServiceFile(db(), ctx.service);
     return reply
       .header('Content-Type', 'application/gzip')

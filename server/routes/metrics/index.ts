@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { requireActor } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { requirePlatform } from '../../policies';
 
 /** Set to 1 to expose process figures for the benchmark (bench/); otherwise no route exists. */
 export const BENCH_METRICS_ENV = 'BENCH_METRICS';
@@ -18,7 +18,7 @@ export default async function metricsRoutes(app: FastifyInstance) {
   const ms = (ns: number) => Math.round((ns / 1e6) * 100) / 100;
 
   app.get('/metrics', { config: { tenant: false } }, async (req) => {
-    authorize(requireActor(req), 'platform.manage');
+    requirePlatform(requireActor(req));
     const memory = process.memoryUsage();
     const figures = {
       rss_bytes: memory.rss,

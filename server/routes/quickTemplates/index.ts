@@ -15,12 +15,11 @@ import {
   reorderQuickTemplates,
   updateQuickTemplate,
 } from '../../db/queries/settings';
-import { loadWritableService, touchService } from '../../commands/serviceWrites';
+import { assertWritable, loadWritableService, touchService } from '../../commands/serviceWrites';
 import { invalid, notFound } from '../../errors';
-import { scope } from '../../plugins/context';
+import { scope, serviceOf } from '../../plugins/context';
 import { presentQuickTemplate } from '../../presenters/settings';
 import { parse } from '../../validation';
-import { assertWritable, loadServiceFor } from '../serviceUsers/access';
 
 const idParams = z.object({ id: settingsIdSchema });
 
@@ -39,20 +38,20 @@ export default async function quickTemplateRoutes(app: FastifyInstance) {
     const { tenantId } = scope(req);
     const template = await findQuickTemplate(db(), tenantId, id);
     if (!template) throw notFound();
-    const { service } = await loadServiceFor(db(), req, template.serviceId, 'service.settings');
+    const { service } = await serviceOf(req, template.serviceId, 'service.settings');
     assertWritable(service);
     return { template, tenantId };
   }
 
   app.get('/quick-templates/service/:id', async (req) => {
-    const { service, tenantId } = await loadServiceFor(db(), req, parseId(req.params), 'service.settings');
+    const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.settings');
     const rows = await listQuickTemplates(db(), tenantId, service.id);
     return { templates: rows.map(presentQuickTemplate) };
   });
 
   app.post('/quick-templates', async (req, reply) => {
     const input = parse(createQuickTemplateSchema, req.body);
-    const { service, tenantId } = await loadServiceFor(db(), req, input.serviceId, 'service.settings');
+    const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
     assertWritable(service);
     const row = await db().transaction(async (tx) => {
       await loadWritableService(tx, tenantId, service.id);
@@ -88,7 +87,7 @@ export default async function quickTemplateRoutes(app: FastifyInstance) {
 
   app.patch('/quick-templates/reorder', async (req) => {
     const input = parse(reorderQuickTemplatesSchema, req.body);
-    const { service, tenantId } = await loadServiceFor(db(), req, input.serviceId, 'service.settings');
+    const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
     assertWritable(service);
     const rows = await db().transaction(async (tx) => {
       await loadWritableService(tx, tenantId, service.id);

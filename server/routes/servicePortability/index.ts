@@ -8,12 +8,11 @@ import { IMPORT_MESSAGES, writeImport } from '../../commands/importService';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
 import { findTenantById } from '../../db/queries/users';
-import { AppError, forbidden, invalid, notFound, tooLarge } from '../../errors';
-import { scope } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { AppError, invalid, notFound, tooLarge } from '../../errors';
+import { scope, serviceOf } from '../../plugins/context';
+import { requireMoveTo, requireTenant } from '../../policies';
 import { presentService } from '../../presenters/services';
 import { parse } from '../../validation';
-import { loadServiceFor } from '../serviceUsers/access';
 
 const idParams = z.object({ id: settingsIdSchema });
 
@@ -62,7 +61,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
 
   app.post('/services/import', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    authorize(actor, 'service.admin', { tenantId });
+    requireTenant(actor, 'tenant.services');
     const file = await readUpload(req);
     const prepared = await importThread.prepare(file);
     const service = await writeImport(db(), actor, tenantId, prepared);
@@ -72,22 +71,20 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
   app.patch('/services/:id/move-tenant', async (req) => {
     const id = parseId(req.params);
     const input = parse(moveServiceSchema, req.body);
-    const { actor, tenantId } = scope(req);
-    // Moving needs the admin role of the tenant itself: a service assignment does not grant it.
-    const { service } = await loadServiceFor(db(), req, id, 'service.admin');
-    authorize(actor, 'service.admin', { tenantId });
+    const { service, actor, tenantId } = await serviceOf(req, id, 'service.admin');
+    // Moving is a right over the tenant: a service assignment does not give it.
+    requireTenant(actor, 'tenant.services');
     if (input.targetTenantId === tenantId) throw invalid(SETTINGS_MESSAGES.sameTenant, 'targetTenantId');
     const target = await findTenantById(db(), input.targetTenantId);
-    const member = actor.superAdmin || actor.user.tenantIds.includes(input.targetTenantId);
     if (!target || target.archived) throw notFound(SETTINGS_MESSAGES.targetNotFound);
-    if (!member) throw forbidden(SETTINGS_MESSAGES.targetNotAllowed);
+    requireMoveTo(actor, target.id);
     const result = await moveService(db(), actor, tenantId, service.id, target.id);
     return { service: presentService(result.service), droppedAssignments: result.droppedAssignments };
   });
 
   app.delete('/services/:id/hard-delete', async (req, reply) => {
     const id = parseId(req.params);
-    const { actor, tenantId } = await loadServiceFor(db(), req, id, 'services.hardDelete');
+    const { actor, tenantId } = await serviceOf(req, id, 'services.hardDelete');
     await hardDeleteService(db(), actor, tenantId, id);
     return reply.status(204).send();
   });

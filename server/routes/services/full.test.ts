@@ -4,6 +4,7 @@ import { assignServiceRole, createAspect, createCategory, createService, setAvai
 import { eq } from 'drizzle-orm';
 import { actorRoles, aspects, availabilities, categories, quickTemplates, serviceRoleAssignments } from '../../db/schema';
 import { as, countStatements, createCatalogWorld, type CatalogWorld } from './catalog.fixtures';
+import { NO_SERVICE_PERMISSIONS as NONE } from '../../../common/permissions';
 
 let t: TestApp;
 let w: CatalogWorld;
@@ -61,19 +62,20 @@ describe('GET /api/services/:id/full', () => {
     ]);
     expect(body.roles).toEqual([{ id: expect.any(String), role_name: 'Student', position: 0 }]);
     expect(body.templates).toEqual([{ id: expect.any(String), template_text: 'Available', position: 0 }]);
-    expect(body.permissions).toEqual({ canEdit: true, canManageSettings: true, canAdmin: false, canHardDelete: false });
+    expect(body.permissions).toEqual({ ...NONE, canView: true, canViewPrivate: true, canEdit: true, canManageSettings: true });
   });
 
   it('never gives a reader private aspects or their availabilities', async () => {
     const body = (await full('reader')).json();
     expect(titles(body)).toEqual(['Public aspect']);
     expect(JSON.stringify(body)).not.toContain('Secret');
-    expect(body.permissions).toEqual({ canEdit: false, canManageSettings: false, canAdmin: false, canHardDelete: false });
+    expect(body.permissions).toEqual({ ...NONE, canView: true });
   });
 
   it('tells admins and super admins their rights', async () => {
-    expect((await full('admin')).json().permissions).toEqual({ canEdit: true, canManageSettings: true, canAdmin: true, canHardDelete: false });
-    expect((await full('superAdmin')).json().permissions).toEqual({ canEdit: true, canManageSettings: true, canAdmin: true, canHardDelete: true });
+    const admin = { ...NONE, canView: true, canViewPrivate: true, canEdit: true, canManageSettings: true, canAdmin: true, canManageUsers: true, canMove: true };
+    expect((await full('admin')).json().permissions).toEqual(admin);
+    expect((await full('superAdmin')).json().permissions).toEqual({ ...admin, canHardDelete: true });
   });
 
   it('a service role assignment raises a reader to editor on that one service only', async () => {

@@ -1,18 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { loadAspectsJson, loadServiceContentJson } from '../../db/queries/catalogJson';
 import { presentService } from '../../presenters/services';
-import { scope, type Actor } from '../../plugins/context';
-import { can } from '../../policies';
-import {
-  authorizeService,
-  checkServiceAccess,
-  pathId,
-  SERVICE_ACCESS_TABLES,
-  serviceAccessKey,
-  type ServiceAccess,
-} from '../../commands/serviceWrites';
+import { scope } from '../../plugins/context';
+import { grantService, loadService, SERVICE_ACCESS_TABLES, serviceAccessKey, type ServiceAccess, type ServiceGrant } from '../../policies';
+import { pathId } from '../../commands/serviceWrites';
 import { StampedCache } from '../../db/writeStamps';
-import { M } from '../../../common/messages';
 import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 import { partsOf, withAspects, type FullParts } from './fullParts';
@@ -22,26 +14,25 @@ export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
-/** One right in a variant code. (At module level: a function made per call costs a hot read its name's definition.) */
-function flag(allowed: boolean): string {
-  return allowed ? '1' : '0';
+/** The permission objects already encoded, by object (the access layer hands out the same few). */
+const encoded = new WeakMap<ServiceGrant['permissions'], { code: string; json: string }>();
+
+/** The rights as a variant code (one digit a right, for keys and ETags) and as the JSON the body carries. */
+function encode(permissions: ServiceGrant['permissions']) {
+  let found = encoded.get(permissions);
+  if (!found) {
+    found = { code: Object.values(permissions).map((allowed) => (allowed ? '1' : '0')).join(''), json: JSON.stringify(permissions) };
+    encoded.set(permissions, found);
+  }
+  return found;
 }
 
-/** What the caller may do on the service, and the body variant those rights select. */
-function variantOf(actor: Actor, tenantId: string, access: ServiceAccess) {
-  const { service, serviceRole } = access;
-  const ctx = { tenantId, serviceRole };
-  const permissions = {
-    canEdit: can(actor, 'catalog.edit', ctx),
-    canManageSettings: can(actor, 'service.settings', ctx),
-    canAdmin: can(actor, 'service.admin', ctx),
-    canHardDelete: can(actor, 'services.hardDelete', ctx),
-  };
-  const includePrivate = permissions.canEdit;
-  const variant =
-    flag(includePrivate) + flag(permissions.canEdit) + flag(permissions.canManageSettings) + flag(permissions.canAdmin) + flag(permissions.canHardDelete);
-  const key: VariantKey = { tenantId, serviceId: service.id, version: service.version, variant };
-  return { permissions, includePrivate, key };
+/** The body variant the caller's rights select. */
+function variantOf(tenantId: string, grant: ServiceGrant) {
+  const { service, permissions } = grant;
+  const { code, json } = encode(permissions);
+  const key: VariantKey = { tenantId, serviceId: service.id, version: service.version, variant: code };
+  return { permissionsJson: json, includePrivate: permissions.canViewPrivate, key };
 }
 
 /** The headers of a /full answer; `gzip` when the body sent is the compressed one. */
@@ -115,9 +106,9 @@ export default async function fullServiceRoute(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const id = pathId(req.params.id);
     const db = app.database.db;
-    const found = await authorizeService(db, actor, tenantId, id, 'catalog.view', M.serviceNotFound, access);
-    const { permissions, includePrivate, key } = variantOf(actor, tenantId, found);
-    const { service } = found;
+    const grant = await loadService(db, actor, tenantId, id, 'catalog.view', { cache: access });
+    const { includePrivate, key, permissionsJson } = variantOf(tenantId, grant);
+    const { service } = grant;
 
     const entry = await cache.get(key, async (earlier) => {
       const timeline = service.timeline;
@@ -128,7 +119,7 @@ export default async function fullServiceRoute(app: FastifyInstance) {
       const body =
         `{"service":${JSON.stringify(presentService(service))},"categories":${parts.categories},` +
         `"resolved_data":{"aspects":[${parts.aspects.join(',')}],"timeline":${parts.timeline}},` +
-        `"roles":${parts.roles},"templates":${parts.templates},"permissions":${JSON.stringify(permissions)}}`;
+        `"roles":${parts.roles},"templates":${parts.templates},"permissions":${permissionsJson}}`;
       return { body, parts };
     });
 
@@ -142,8 +133,7 @@ export default async function fullServiceRoute(app: FastifyInstance) {
   app.hotReads.route(new RegExp(`^/api/services/(${UUID})/full$`), (req, { actor, tenantId }, [id]): HotAnswer | undefined => {
     const found = access.peek(serviceAccessKey(tenantId, id!, actor));
     if (!found) return undefined;
-    checkServiceAccess(actor, tenantId, found, 'catalog.view');
-    const entry = cache.peek(variantOf(actor, tenantId, found).key);
+    const entry = cache.peek(variantOf(tenantId, grantService(actor, tenantId, found, 'catalog.view')).key);
     if (!entry) return undefined;
     const lists = hotHeadersOf(entry);
     if (etagMatches(req.headers['if-none-match'], entry.etag)) return { status: 304, headers: lists.notModified };

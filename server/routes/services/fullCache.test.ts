@@ -109,7 +109,7 @@ describe('GET /api/services/:id/full served from encoded bodies', () => {
       });
       const warm = await countStatements(t, () => call(t.app, 'GET', fullUrl(id), { token, headers: { 'accept-encoding': 'gzip' } }));
       // The list as right after a write (cold), then again (warm, from memory).
-      raiseStamps(['services']);
+      raiseStamps(['services', 'service_role_assignments']);
       const list = await countStatements(t, () => call(t.app, 'GET', '/api/services', { token }));
       const warmList = await countStatements(t, () => call(t.app, 'GET', '/api/services', { token }));
       let csv = '';

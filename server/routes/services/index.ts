@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { listServices } from '../../db/queries/services';
+import { listServices, listUserServiceRoles } from '../../db/queries/services';
 import { presentService } from '../../presenters/services';
-import { scope } from '../../plugins/context';
-import { authorize, can } from '../../policies';
+import { scope, type Actor } from '../../plugins/context';
+import { loadService, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
 import { parse } from '../../validation';
-import { authorizeService, pathId } from '../../commands/serviceWrites';
+import { pathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
@@ -18,36 +18,58 @@ const listQuery = z.object({
     .transform((v) => v === 'true' || v === '1'),
 });
 
+/** Encoded list bodies by tenant and caller, kept while the two parts they were made from are current. */
+const MAX_BODIES = 10_000;
+
+/** The list's body: the tenant's services (encoded once for everyone) and what this caller may do on each. */
+function listBody(bodies: Map<string, { services: string; permissions: string; body: Buffer }>, key: string, services: string, permissions: string): Buffer {
+  const held = bodies.get(key);
+  if (held && held.services === services && held.permissions === permissions) return held.body;
+  const body = Buffer.from(`{"services":${services},"permissions":${permissions}}`);
+  if (bodies.size >= MAX_BODIES) bodies.clear();
+  bodies.set(key, { services, permissions, body });
+  return body;
+}
+
 export default async function serviceRoutes(app: FastifyInstance) {
-  // A tenant's list, encoded once and read again as soon as this process writes services.
-  const lists = new StampedCache<Buffer>(['services'], app.config.CACHE_MAX_AGE_MS, 1000);
+  // A tenant's services, encoded once and read again as soon as this process writes services.
+  const lists = new StampedCache<string>(['services'], app.config.CACHE_MAX_AGE_MS, 1000);
+  // Each caller's rights on the list, read again as soon as this process writes assignments.
+  const rights = new StampedCache<string>(['service_role_assignments'], app.config.CACHE_MAX_AGE_MS, 10_000);
+  const rightsKey = (actor: Actor, tenantId: string) => `${tenantId}|${actor.userId}|${rungOf(actor)}`;
+  const bodies = new Map<string, { services: string; permissions: string; body: Buffer }>();
 
   app.get('/services', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const query = parse(listQuery, req.query);
-    authorize(actor, 'catalog.view');
+    const db = app.database.db;
     // Only those who may see archived services get them; for everyone else the flag is ignored.
-    const includeArchived = query.includeArchived && can(actor, 'services.showArchived');
-    const body = await lists.get(`${tenantId}|${includeArchived}`, async () => {
-      const rows = await listServices(app.database.db, tenantId, { includeArchived });
-      return Buffer.from(JSON.stringify({ services: rows.map(presentService) }));
-    });
+    const includeArchived = query.includeArchived && tenantPermissions(actor).canShowArchived;
+    const [services, permissions] = await Promise.all([
+      lists.get(`${tenantId}|${includeArchived}`, async () =>
+        JSON.stringify((await listServices(db, tenantId, { includeArchived })).map(presentService)),
+      ),
+      rights.get(rightsKey(actor, tenantId), async () =>
+        JSON.stringify(serviceListPermissions(actor, await listUserServiceRoles(db, tenantId, actor.userId))),
+      ),
+    ]);
+    const body = listBody(bodies, `${rightsKey(actor, tenantId)}|${includeArchived}`, services, permissions);
     return reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
   });
 
   // Without a query string the list is the default one (archived services left out), when held.
   const listHeaders = headerPairs({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   app.hotReads.route(/^\/api\/services$/, (_req, { actor, tenantId }): HotAnswer | undefined => {
-    authorize(actor, 'catalog.view');
-    const body = lists.peek(`${tenantId}|false`);
-    if (!body) return undefined;
-    return { status: 200, headers: listHeaders, body };
+    const services = lists.peek(`${tenantId}|false`);
+    const permissions = rights.peek(rightsKey(actor, tenantId));
+    if (services === undefined || permissions === undefined) return undefined;
+    return { status: 200, headers: listHeaders, body: listBody(bodies, `${rightsKey(actor, tenantId)}|false`, services, permissions) };
   });
 
   app.get<{ Params: { id: string } }>('/services/:id', async (req) => {
     const { actor, tenantId } = scope(req);
     const id = pathId(req.params.id);
-    const { service } = await authorizeService(app.database.db, actor, tenantId, id, 'catalog.view');
+    const { service } = await loadService(app.database.db, actor, tenantId, id, 'catalog.view');
     return { service: presentService(service) };
   });
 

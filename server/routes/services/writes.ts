@@ -5,11 +5,11 @@ import { createServiceSchema, updateServiceSchema } from '../../../common/schema
 import { insertService, lockService, updateService, type ServiceChanges } from '../../db/queries/services';
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { loadService, requireTenant } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { authorizeService, loadWritableService, pathId } from '../../commands/serviceWrites';
+import { loadWritableService, pathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 import { validateIcon } from '../../content/icon';
 
@@ -22,7 +22,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
   app.post('/services', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const input = parse(createServiceSchema, req.body);
-    authorize(actor, 'service.admin', { tenantId });
+    requireTenant(actor, 'tenant.services');
     const iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
     const service = await db.transaction(async (tx) => {
       const row = await insertService(tx, tenantId, {
@@ -46,7 +46,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const id = pathId(req.params.id);
     const input = parse(updateServiceSchema, req.body);
-    await authorizeService(db, actor, tenantId, id, 'service.settings');
+    await loadService(db, actor, tenantId, id, 'service.settings');
     const changes: ServiceChanges = { name: input.name };
     if (input.description !== undefined) changes.description = sanitizeRichText(input.description);
     if (input.serviceOwner !== undefined) changes.serviceOwner = input.serviceOwner;
@@ -63,7 +63,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
   });
 
   const setArchived = async (actor: Actor, tenantId: string, id: string, archived: boolean) => {
-    await authorizeService(db, actor, tenantId, id, 'service.admin');
+    await loadService(db, actor, tenantId, id, 'service.admin');
     return db.transaction(async (tx) => {
       const current = await lockService(tx, tenantId, id);
       if (!current) throw notFound(M.serviceNotFound);

@@ -4,10 +4,9 @@ import { createSnapshotSchema, settingsIdSchema } from '../../../common/schemas/
 import { takeSnapshot } from '../../commands/takeSnapshot';
 import { findSnapshot, listSnapshots } from '../../db/queries/settings';
 import { notFound } from '../../errors';
-import { scope } from '../../plugins/context';
+import { scope, serviceOf } from '../../plugins/context';
 import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settings';
 import { parse } from '../../validation';
-import { loadServiceFor } from '../serviceUsers/access';
 
 const idParams = z.object({ id: settingsIdSchema });
 
@@ -25,8 +24,8 @@ export default async function snapshotRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
   app.get('/snapshots/service/:id', async (req) => {
-    const ctx = await loadServiceFor(db(), req, parseId(req.params), 'catalog.view');
-    const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.can('service.settings') });
+    const ctx = await serviceOf(req, parseId(req.params), 'catalog.view');
+    const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate });
     return { snapshots: rows.map(presentSnapshotSummary) };
   });
 
@@ -34,15 +33,15 @@ export default async function snapshotRoutes(app: FastifyInstance) {
     const { tenantId } = scope(req);
     const row = await findSnapshot(db(), tenantId, parseId(req.params));
     if (!row) throw notFound();
-    const ctx = await loadServiceFor(db(), req, row.serviceId, 'catalog.view');
+    const ctx = await serviceOf(req, row.serviceId, 'catalog.view');
     // An internal snapshot does not exist for those who may only see public ones.
-    if (row.visibility !== 'public' && !ctx.can('service.settings')) throw notFound();
+    if (row.visibility !== 'public' && !ctx.permissions.canViewPrivate) throw notFound();
     return { snapshot: presentSnapshot(row) };
   });
 
   app.post('/snapshots', async (req, reply) => {
     const input = parse(createSnapshotSchema, req.body);
-    const { service, actor } = await loadServiceFor(db(), req, input.serviceId, 'service.settings');
+    const { service, actor } = await serviceOf(req, input.serviceId, 'service.settings');
     const row = await takeSnapshot(db(), service, {
       label: input.label,
       visibility: input.visibility,

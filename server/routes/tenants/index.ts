@@ -7,7 +7,7 @@ import { conflict, notFound } from '../../errors';
 import { insertTenant, listTenants, lockTenant, renameTenant, setTenantArchived } from '../../db/queries/tenants';
 import { presentTenant } from '../../presenters/users';
 import { requireActor } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { requirePlatform } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { deleteTenant } from '../../commands/deleteTenant';
@@ -32,7 +32,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
 
   app.get('/tenants', cross, async (req) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const query = parse(listQuery, req.query);
     const rows = await listTenants(app.database.db, { includeArchived: query.includeArchived });
     return { tenants: rows.map(presentTenant) };
@@ -40,7 +40,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
 
   app.post('/tenants', cross, async (req, reply) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const input = parse(createTenantSchema, req.body);
     const tenant = await app.database.db.transaction(async (tx) => {
       const row = await insertTenant(tx, input);
@@ -53,7 +53,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
 
   app.put('/tenants/:id', cross, async (req) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const id = tenantIdOf(req);
     const input = parse(updateTenantSchema, req.body);
     const tenant = await app.database.db.transaction(async (tx) => {
@@ -78,7 +78,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
   ] as const) {
     app.patch(`/tenants/:id/${path}`, cross, async (req) => {
       const actor = requireActor(req);
-      authorize(actor, 'platform.manage');
+      requirePlatform(actor);
       const id = tenantIdOf(req);
       const tenant = await app.database.db.transaction(async (tx) => {
         const current = await lockTenant(tx, id);
@@ -94,7 +94,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
 
   app.delete('/tenants/:id', cross, async (req, reply) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     await deleteTenant(app.database, actor, tenantIdOf(req));
     return reply.status(204).send();
   });

@@ -1,3 +1,4 @@
+import { higherRole } from '../../../common/roles';
 import { PERMISSIONS } from '../../policies';
 import type { RegisteredRoute } from '../../app';
 import type { RouteRule } from './routeTable';
@@ -31,11 +32,17 @@ export function expectation(route: RegisteredRoute, rule: Exclude<RouteRule, 'pu
   if (!actor.token) return refuse(401);
   const home = actor.home;
   const away = home === 'A' ? 'B' : 'A';
-  const rung = actor.superAdmin ? 'superAdmin' : actor.role;
-  const holds = rule === 'member' || rule === 'self' ? true : PERMISSIONS[rule][rung];
   const targetTenant = cell.target === 'own' ? home : cell.target === 'foreign' ? away : cell.target === 'missing' ? null : undefined;
+  // An assignment raises the actor's role for capabilities of the service it names, the one their
+  // own target belongs to, and for nothing else (CONTRACT section 4).
+  const raised = actor.assigned && targetTenant === home && cell.header !== 'other' && rule !== 'member' && rule !== 'self' && PERMISSIONS[rule].scope === 'service';
+  const rung = actor.superAdmin ? 'superAdmin' : raised ? higherRole(actor.role, actor.assigned) : actor.role;
+  const holds = rule === 'member' || rule === 'self' ? true : PERMISSIONS[rule][rung];
 
   if (route.config.tenant === false) {
+    // An invitation is addressed to one person, none of the actors here: to everyone else it does
+    // not exist, in any tenant (the invitee's own answers: server/routes/invitations).
+    if (route.url.startsWith('/api/invitations/')) return refuse(404);
     // Only an impersonation, or a super admin with impersonations running, has anything to stop.
     if (`${route.method} ${route.url}` === 'POST /api/impersonation/stop' && !actor.superAdmin && cell.actor !== 'impersonation') return refuse(409);
     if (!holds) return refuse(403);

@@ -41,6 +41,13 @@ const REPRESENTATIVE: Record<Capability, Probe> = {
     const d = await seedDataset(t.db, tenant.id, tenant.slug);
     return allowed(await call(t.app, 'GET', `/api/services/${d.service.id}/full`, as(token)));
   },
+  'catalog.viewPrivate': async (token) => {
+    // A private aspect does not exist for those who may not see it: 404, never 403.
+    const d = await seedDataset(t.db, tenant.id, tenant.slug);
+    const res = await call(t.app, 'GET', `/api/aspects/${d.privateAspect.id}`, as(token));
+    if (res.statusCode === 404) return false;
+    return allowed(res);
+  },
   'catalog.edit': async (token) => {
     const d = await seedDataset(t.db, tenant.id, tenant.slug);
     return allowed(await call(t.app, 'PUT', `/api/categories/${d.category.id}`, { ...as(token), body: { name: 'Edited' } }));
@@ -52,6 +59,10 @@ const REPRESENTATIVE: Record<Capability, Probe> = {
   'service.admin': async (token) => {
     const d = await seedDataset(t.db, tenant.id, tenant.slug);
     return allowed(await call(t.app, 'PATCH', `/api/services/${d.service.id}/archive`, as(token)));
+  },
+  'tenant.services': async (token) => {
+    const slug = `matrix-${Math.random().toString(36).slice(2, 10)}`;
+    return allowed(await call(t.app, 'POST', '/api/services', { ...as(token), body: { name: `Matrix ${slug}`, slug } }));
   },
   'services.showArchived': async (token) => {
     const d = await seedDataset(t.db, tenant.id, tenant.slug);

@@ -20,7 +20,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /api/services': 'catalog.view',
   'GET /api/services/:id': 'catalog.view',
   'GET /api/services/:id/full': 'catalog.view',
-  'POST /api/services': 'service.admin',
+  'POST /api/services': 'tenant.services',
   'PUT /api/services/:id': 'service.settings',
   'PATCH /api/services/:id/archive': 'service.admin',
   'PATCH /api/services/:id/unarchive': 'service.admin',
@@ -74,7 +74,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'POST /api/services/:id/users': 'service.admin',
   'PUT /api/services/:id/users/:userId': 'service.admin',
   'DELETE /api/services/:id/users/:userId': 'service.admin',
-  'POST /api/services/:id/users/new': 'service.admin',
+  'POST /api/services/:id/users/new': 'tenant.users',
   'GET /api/service-roles/service/:id': 'service.admin',
   'POST /api/service-roles': 'service.admin',
   'PUT /api/service-roles/:id': 'service.admin',
@@ -84,9 +84,11 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'POST /api/snapshots': 'service.settings',
   'GET /api/export/service/:id/csv': 'service.settings',
   'GET /api/services/:id/export': 'service.settings',
-  'POST /api/services/import': 'service.admin',
-  'PATCH /api/services/:id/move-tenant': 'service.admin',
+  'POST /api/services/import': 'tenant.services',
+  'PATCH /api/services/:id/move-tenant': 'tenant.services',
   'DELETE /api/services/:id/hard-delete': 'services.hardDelete',
+  'POST /api/invitations/:id/accept': 'self',
+  'DELETE /api/invitations/:id': 'self',
 };
 
 /** Path parameters -> the dataset entity they name, by url. The first matching rule wins. */
@@ -103,6 +105,7 @@ const PARAM_RULES: { test: RegExp; params: Record<string, (d: Dataset) => string
   { test: /^\/api\/service-roles\/:id$/, params: { id: (d) => d.assignment.id } },
   { test: /^\/api\/(admin\/)?users\/:id(\/|$)/, params: { id: (d) => d.user.id } },
   { test: /^\/api\/tenants\/:id(\/|$)/, params: { id: (d) => d.tenant.id } },
+  { test: /^\/api\/invitations\/:id(\/|$)/, params: { id: (d) => d.invitation.id } },
 ];
 
 /** The url with its parameters filled from a dataset, or null when the map cannot fill one. */
@@ -178,6 +181,7 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'POST /api/snapshots': (d) => json({ serviceId: d.service.id, label: 'Probe snapshot', visibility: 'internal', note: '' }),
   'POST /api/services/import': (_d, c) => multipart(c.catalogFile),
   'PATCH /api/services/:id/move-tenant': (_d, c) => json({ targetTenantId: c.otherTenantId }),
+  'POST /api/invitations/:id/accept': () => json({}),
 };
 
 /** Routes that may legitimately write on a refused call: failed sign-ins are audited. */

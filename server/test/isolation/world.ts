@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db';
-import { actorRoles, quickTemplates, snapshots } from '../../db/schema';
+import { actorRoles, quickTemplates, snapshots, tenantInvitations } from '../../db/schema';
 import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
 import { quarterOf } from '../../../common/quarters';
+import type { Role } from '../../../common/roles';
 
 const unique = () => randomBytes(4).toString('hex');
 
@@ -27,6 +28,8 @@ export interface Dataset {
   user: { id: string; email: string };
   /** The tenant a /tenants/:id route acts on. */
   tenant: { id: string };
+  /** An invitation into the tenant for an account of yet another tenant: none of the matrix's actors. */
+  invitation: { id: string };
 }
 
 /** A full dataset in a tenant: active and archived services, categories, public and private aspects, and the rest. */
@@ -46,6 +49,11 @@ export async function seedDataset(db: Executor, tenantId: string, tenantSlug: st
   const assignee = await createUser(db, tenantId, { role: 'reader' });
   const assignment = await assignServiceRole(db, tenantId, service.id, assignee.id, 'editor');
   const user = await createUser(db, tenantId, { role: 'reader' });
+  const outsider = await createUser(db, (await createTenant(db)).id, { role: 'editor' });
+  const [invitation] = await db
+    .insert(tenantInvitations)
+    .values({ tenantId, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', serviceId: service.id, invitedBy: user.id })
+    .returning();
   return {
     tenantId,
     tenantSlug,
@@ -61,6 +69,7 @@ export async function seedDataset(db: Executor, tenantId: string, tenantSlug: st
     assignment,
     user,
     tenant: { id: tenantTarget ?? tenantId },
+    invitation: { id: invitation.id },
   };
 }
 
@@ -83,18 +92,50 @@ export function missingDataset(): Dataset {
     assignment: id(11),
     user: { ...id(12), email: 'nobody@example.com' },
     tenant: id(13),
+    invitation: id(14),
   };
 }
 
-export type ActorName = 'signedOut' | 'reader' | 'editor' | 'admin' | 'adminOfB' | 'superAdmin' | 'impersonation';
-export const ACTORS: ActorName[] = ['signedOut', 'reader', 'editor', 'admin', 'adminOfB', 'superAdmin', 'impersonation'];
+export type ActorName =
+  | 'signedOut'
+  | 'reader'
+  | 'editor'
+  | 'admin'
+  | 'adminOfB'
+  | 'superAdmin'
+  | 'impersonation'
+  | 'readerAsEditor'
+  | 'readerAsAdmin'
+  | 'editorAsAdmin';
+export const ACTORS: ActorName[] = [
+  'signedOut',
+  'reader',
+  'editor',
+  'admin',
+  'adminOfB',
+  'superAdmin',
+  'impersonation',
+  'readerAsEditor',
+  'readerAsAdmin',
+  'editorAsAdmin',
+];
+
+/** An actor of the matrix. `assigned`: their service role assignment on their home dataset's service. */
+export interface MatrixActor {
+  token: string | null;
+  home: 'A' | 'B';
+  role: Role;
+  superAdmin: boolean;
+  userId: string | null;
+  assigned?: Role;
+}
 
 export interface IsolationWorld {
   A: Dataset;
   B: Dataset;
   tenantA: { id: string; slug: string };
   tenantB: { id: string; slug: string };
-  actors: Record<ActorName, { token: string | null; home: 'A' | 'B'; role: 'reader' | 'editor' | 'admin'; superAdmin: boolean; userId: string | null }>;
+  actors: Record<ActorName, MatrixActor>;
 }
 
 /** Two tenants with full datasets and users of every role, plus the actors of the matrix. */
@@ -108,11 +149,18 @@ export async function buildIsolationWorld(app: FastifyInstance, db: Executor): P
   const admin = await createUser(db, ta.id, { role: 'admin' });
   const adminOfB = await createUser(db, tb.id, { role: 'admin' });
   const superAdmin = await createUser(db, ta.id, { role: 'admin', superAdmin: true });
+  // Rights raised by a service role assignment on A's service, and on nothing else.
+  const raised = async (role: Role, assigned: Role): Promise<MatrixActor> => {
+    const user = await createUser(db, ta.id, { role });
+    await assignServiceRole(db, ta.id, A.service.id, user.id, assigned);
+    return { token: await sign(user.id), home: 'A', role, superAdmin: false, userId: user.id, assigned };
+  };
   // Users of every role in B as well, so that lists in B hold more than the actors' tenant.
   await createUser(db, tb.id, { role: 'reader' });
   await createUser(db, tb.id, { role: 'editor' });
   const sign = async (sub: string) => (await app.tokens.sign({ sub, ttlSeconds: 3600 })).token;
-  const imp = await app.tokens.sign({ sub: reader.id, imp: superAdmin.id, tid: ta.id, ttlSeconds: 3600 });
+  const superSession = await app.tokens.sign({ sub: superAdmin.id, ttlSeconds: 3600 });
+  const imp = await app.tokens.sign({ sub: reader.id, imp: superAdmin.id, tid: ta.id, sid: superSession.jti, ttlSeconds: 3600 });
   return {
     A,
     B,
@@ -126,6 +174,9 @@ export async function buildIsolationWorld(app: FastifyInstance, db: Executor): P
       adminOfB: { token: await sign(adminOfB.id), home: 'B', role: 'admin', superAdmin: false, userId: adminOfB.id },
       superAdmin: { token: await sign(superAdmin.id), home: 'A', role: 'admin', superAdmin: true, userId: superAdmin.id },
       impersonation: { token: imp.token, home: 'A', role: 'reader', superAdmin: false, userId: reader.id },
+      readerAsEditor: await raised('reader', 'editor'),
+      readerAsAdmin: await raised('reader', 'admin'),
+      editorAsAdmin: await raised('editor', 'admin'),
     },
   };
 }

@@ -20,7 +20,7 @@ export function ImportServiceButton() {
   const [error, setError] = useState<string | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
 
-  const canImport = Boolean(user && (user.role === 'admin' || (user.super_admin && !user.impersonating)));
+  const canImport = Boolean(user?.permissions?.canCreateServices);
   if (!canImport) return null;
 
   const close = () => {

@@ -1,9 +1,12 @@
 import { ActionIcon, Menu } from '@mantine/core';
+import type { ServicePermissions } from '../../../common/permissions';
 import type { Service } from '../../api/services';
 
 export interface ServiceActions {
-  canAdmin: boolean;
-  canHardDelete: boolean;
+  /** Whether any service of the list offers actions (the list view's Actions column). */
+  anyActions: boolean;
+  /** What the server says the caller may do on a service. */
+  permissionsOf: (service: Service) => ServicePermissions;
   onArchive: (service: Service) => void;
   onUnarchive: (service: Service) => void;
   onHardDelete: (service: Service) => void;
@@ -11,7 +14,8 @@ export interface ServiceActions {
 
 /** The admin actions (the menu opens inside the main landmark) of one service: archive or unarchive; permanent delete of an archived service for super admins. */
 export function ServiceActionsMenu({ service, actions }: { service: Service; actions: ServiceActions }) {
-  if (!actions.canAdmin) return null;
+  const permissions = actions.permissionsOf(service);
+  if (!permissions.canAdmin) return null;
   return (
     <Menu position="bottom-end" withinPortal portalProps={{ target: '#main-content' }} withInitialFocusPlaceholder={false}>
       <Menu.Target>
@@ -25,7 +29,7 @@ export function ServiceActionsMenu({ service, actions }: { service: Service; act
         ) : (
           <Menu.Item onClick={() => actions.onArchive(service)}>Archive</Menu.Item>
         )}
-        {service.archived && actions.canHardDelete ? (
+        {service.archived && permissions.canHardDelete ? (
           <Menu.Item color="red.9" onClick={() => actions.onHardDelete(service)}>
             Delete Permanently
           </Menu.Item>

@@ -71,7 +71,7 @@ export function ServiceCollection({ services, view, actions }: Props) {
             <Table.Th>Slug</Table.Th>
             <Table.Th>Service Owner</Table.Th>
             <Table.Th>Status</Table.Th>
-            {actions.canAdmin ? (
+            {actions.anyActions ? (
               <Table.Th>
                 <VisuallyHidden>Actions</VisuallyHidden>
               </Table.Th>
@@ -92,7 +92,7 @@ export function ServiceCollection({ services, view, actions }: Props) {
               <Table.Td>{s.slug}</Table.Td>
               <Table.Td>{s.service_owner}</Table.Td>
               <Table.Td>{s.archived ? <ArchivedBadge /> : 'Active'}</Table.Td>
-              {actions.canAdmin ? (
+              {actions.anyActions ? (
                 <Table.Td>
                   <ServiceActionsMenu service={s} actions={actions} />
                 </Table.Td>

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMemo, useState, type FormEvent } from 'react';
 import { M } from '../../../common/messages';
 import type { Role } from '../../../common/roles';
@@ -12,14 +12,20 @@ interface Props {
   serviceId: string;
   users: TenantUser[];
   assignments: Assignment[];
+  /**
+   * Whether the caller may see and create the tenant's users (a tenant admin). Someone who manages
+   * this service through an assignment names the user by email instead, and creates nobody.
+   */
+  canManageUsers: boolean;
 }
 
 /** User Assignments (admins): who holds which role on this service, separate from their own role. */
-export function UserAssignmentsTab({ serviceId, users, assignments }: Props) {
+export function UserAssignmentsTab({ serviceId, users, assignments, canManageUsers }: Props) {
   const assign = useAssignUser(serviceId);
   const change = useChangeAssignment(serviceId);
   const remove = useRemoveAssignment(serviceId);
   const [userId, setUserId] = useState<string | null>(null);
+  const [userEmail, setUserEmail] = useState('');
   const [role, setRole] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
@@ -29,14 +35,16 @@ export function UserAssignmentsTab({ serviceId, users, assignments }: Props) {
 
   const add = (e: FormEvent) => {
     e.preventDefault();
-    if (!userId) return setError(M.selectUser);
+    const email = userEmail.trim();
+    if (canManageUsers ? !userId : !email) return setError(M.selectUser);
     if (!role) return setError(M.selectRole);
     setError(null);
     assign.mutate(
-      { userId, role: role as Role },
+      canManageUsers ? { userId: userId!, role: role as Role } : { userEmail: email, role: role as Role },
       {
         onSuccess: () => {
           setUserId(null);
+          setUserEmail('');
           setRole(null);
         },
         onError: (err) => setError(messageOf(err, M.failedAddAssignment)),
@@ -102,23 +110,37 @@ export function UserAssignmentsTab({ serviceId, users, assignments }: Props) {
             Add User Assignment
           </Title>
           <Group align="flex-end" gap="sm" wrap="wrap">
-            <Select
-              label="User"
-              placeholder="Select a user"
-              data={candidates}
-              value={userId}
-              onChange={setUserId}
-              searchable
-              nothingFoundMessage="No users to assign"
-              style={{ flex: '1 1 260px' }}
-            />
+            {canManageUsers ? (
+              <Select
+                label="User"
+                placeholder="Select a user"
+                data={candidates}
+                value={userId}
+                onChange={setUserId}
+                searchable
+                nothingFoundMessage="No users to assign"
+                style={{ flex: '1 1 260px' }}
+              />
+            ) : (
+              <TextInput
+                label="User email"
+                description="A user of this tenant"
+                type="email"
+                placeholder="name@example.com"
+                value={userEmail}
+                onChange={(e) => setUserEmail(e.currentTarget.value)}
+                style={{ flex: '1 1 260px' }}
+              />
+            )}
             <Select label="Role" placeholder="Select a role" data={ROLE_OPTIONS} value={role} onChange={setRole} w={160} />
             <Button type="submit" loading={assign.isPending}>
               Add Assignment
             </Button>
-            <Button variant="default" onClick={() => setCreating(true)}>
-              Create New User
-            </Button>
+            {canManageUsers ? (
+              <Button variant="default" onClick={() => setCreating(true)}>
+                Create New User
+              </Button>
+            ) : null}
           </Group>
           {error ? (
             <Alert color="red" role="alert" variant="light" c="red.9">
@@ -127,7 +149,7 @@ export function UserAssignmentsTab({ serviceId, users, assignments }: Props) {
           ) : null}
         </Stack>
       </form>
-      <CreateUserModal serviceId={serviceId} opened={creating} onClose={() => setCreating(false)} />
+      {canManageUsers ? <CreateUserModal serviceId={serviceId} opened={creating} onClose={() => setCreating(false)} /> : null}
     </Stack>
   );
 }
