@@ -62,7 +62,7 @@ describe('POST /api/auth/login', () => {
     expect(res.json().error).toMatch(/not valid JSON/);
   });
 
-  it('limits failed attempts per account with a 429, without locking out other accounts', async () => {
+  it('limits failed attempts per account from one address with a 429, without locking out other accounts', async () => {
     const tenant = await createTenant(t.db);
     const victim = await createUser(t.db, tenant.id);
     const bystander = await createUser(t.db, tenant.id);
@@ -73,6 +73,7 @@ describe('POST /api/auth/login', () => {
     const blocked = await call(t.app, 'POST', '/api/auth/login', { body: { email: victim.email, password: PASSWORD } });
     expect(blocked.statusCode).toBe(429);
     expect(blocked.json().error).toBe(M.tooManyLoginAttempts);
+    expect(blocked.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     const other = await call(t.app, 'POST', '/api/auth/login', { body: { email: bystander.email, password: PASSWORD } });
     expect(other.statusCode).toBe(200);
   });
@@ -98,7 +99,7 @@ describe('POST /api/auth/login', () => {
 
 describe('address limit', () => {
   it('limits failed attempts per address', async () => {
-    const limited = await buildTestApp({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '100', LOGIN_MAX_FAILURES_PER_ADDRESS: '2' });
+    const limited = await buildTestApp({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '5', LOGIN_MAX_FAILURES_PER_ADDRESS: '2' });
     try {
       for (let i = 0; i < 2; i++) {
         const r = await call(limited.app, 'POST', '/api/auth/login', { body: { email: `x${i}@example.com`, password: 'wrong-one' } });
