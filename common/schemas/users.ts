@@ -42,6 +42,9 @@ export type MembershipsInput = z.infer<typeof membershipsSchema>;
 
 export const roleChangeSchema = z.object({ role: z.enum(ROLES, { error: M.selectRole }) });
 
+/** The longest reason a super admin may give for an impersonation. */
+export const MAX_IMPERSONATION_REASON_LENGTH = 200;
+
 /** Messages of the administration calls that the specification leaves to the product. */
 export const ADMIN_MESSAGES = {
   impersonationTargetRequired: 'A user and a tenant are required',
@@ -55,13 +58,24 @@ export const ADMIN_MESSAGES = {
   unknownTenant: 'One of the tenants does not exist',
   userNotFound: 'User not found',
   tenantNotFound: 'Tenant not found',
+  impersonationReasonText: 'Reason must be text',
+  impersonationReasonTooLong: `Reason must be at most ${MAX_IMPERSONATION_REASON_LENGTH} characters`,
 } as const;
 const IMPERSONATION_TARGET_REQUIRED = ADMIN_MESSAGES.impersonationTargetRequired;
+
+/** Why a super admin impersonates someone: optional, trimmed; blank, null and missing mean none. */
+export const impersonationReasonField = z
+  .string({ error: ADMIN_MESSAGES.impersonationReasonText })
+  .trim()
+  .max(MAX_IMPERSONATION_REASON_LENGTH, ADMIN_MESSAGES.impersonationReasonTooLong)
+  .nullish()
+  .transform((v) => v || undefined);
 
 export const startImpersonationSchema = acceptSnakeCase(
   z.object({
     userId: z.uuid({ error: IMPERSONATION_TARGET_REQUIRED }),
     tenantId: z.uuid({ error: IMPERSONATION_TARGET_REQUIRED }),
+    reason: impersonationReasonField,
   }),
   { user_id: 'userId', tenant_id: 'tenantId' },
 );

@@ -10,6 +10,21 @@ export interface TokenClaims {
   imp?: string;
   /** The tenant an impersonation was started in. */
   tid?: string;
+  /** The id (`jti`) of the super admin's session an impersonation token was started from. */
+  sid?: string;
+}
+
+export interface SignInput {
+  sub: string;
+  /** Lifetime from now, in seconds. */
+  ttlSeconds: number;
+  /** Latest expiry, seconds since the epoch: a token derived from a session never outlives it. */
+  notAfter?: number;
+  /** Issues the token under an existing session's id, so that revoking either revokes both. */
+  jti?: string;
+  imp?: string;
+  tid?: string;
+  sid?: string;
 }
 
 const ISSUER = 'service-catalog';
@@ -27,12 +42,13 @@ export class TokenService {
     this.key = createSecretKey(new TextEncoder().encode(secret));
   }
 
-  async sign(input: { sub: string; ttlSeconds: number; imp?: string; tid?: string }): Promise<{ token: string; jti: string; exp: number }> {
-    const jti = randomUUID();
-    const exp = Math.floor(Date.now() / 1000) + input.ttlSeconds;
+  async sign(input: SignInput): Promise<{ token: string; jti: string; exp: number }> {
+    const jti = input.jti ?? randomUUID();
+    const exp = Math.min(Math.floor(Date.now() / 1000) + input.ttlSeconds, input.notAfter ?? Infinity);
     const claims: Record<string, string> = {};
     if (input.imp) claims.imp = input.imp;
     if (input.tid) claims.tid = input.tid;
+    if (input.sid) claims.sid = input.sid;
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(input.sub)
@@ -79,12 +95,14 @@ export class TokenService {
       if (!UUID.test(payload.sub)) return null;
       if (payload.imp !== undefined && (typeof payload.imp !== 'string' || !UUID.test(payload.imp))) return null;
       if (payload.tid !== undefined && (typeof payload.tid !== 'string' || !UUID.test(payload.tid))) return null;
+      if (payload.sid !== undefined && (typeof payload.sid !== 'string' || !UUID.test(payload.sid))) return null;
       return {
         sub: payload.sub,
         jti: payload.jti,
         exp: payload.exp,
         imp: typeof payload.imp === 'string' ? payload.imp : undefined,
         tid: typeof payload.tid === 'string' ? payload.tid : undefined,
+        sid: typeof payload.sid === 'string' ? payload.sid : undefined,
       };
     } catch (err) {
       if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;

@@ -18,7 +18,7 @@ function bearer(req: FastifyRequest): string | null {
 
 /** The cache key of a session: the token's id and everything else the actor is built from. */
 function sessionKey(claims: Claims): string {
-  return `${claims.jti}|${claims.sub}|${claims.imp ?? ''}|${claims.tid ?? ''}`;
+  return `${claims.jti}|${claims.sub}|${claims.imp ?? ''}|${claims.tid ?? ''}|${claims.sid ?? ''}`;
 }
 
 /**
@@ -57,7 +57,10 @@ type Claims = NonNullable<Awaited<ReturnType<FastifyRequest['server']['tokens'][
 
 async function loadActor(req: FastifyRequest, claims: Claims): Promise<Actor | null> {
   const db = req.server.database.db;
-  const loaded = await loadSessionUser(db, claims.sub, claims.jti);
+  // An impersonation token lives only as long as the super admin's session it was started from:
+  // one that names no session is refused.
+  if (claims.imp && !claims.sid) return null;
+  const loaded = await loadSessionUser(db, claims.sub, claims.jti, claims.sid);
   if (!loaded || loaded.revoked) return null;
   let impersonator = null;
   if (claims.imp) {

@@ -7,8 +7,9 @@ import { useSession } from '../session/SessionProvider';
 import { storage } from '../session/storage';
 
 /**
- * Shown on every screen while a super admin impersonates someone. Stopping revokes the
- * impersonation token and restores the super admin's own session.
+ * Shown on every screen while a super admin impersonates someone, with the reason they gave.
+ * Stopping revokes the impersonation token, restores the super admin's own session (the server
+ * answers that same session) and returns to the super admin panel the impersonation started from.
  */
 export function ImpersonationBanner() {
   const { user, establish } = useSession();
@@ -22,7 +23,7 @@ export function ImpersonationBanner() {
       const answer = await stopImpersonation();
       storage.clearActiveTenant();
       establish(answer.token, answer);
-      window.location.assign('/');
+      window.location.assign(answer.user.super_admin ? '/super-admin' : '/');
     } catch (err) {
       setError(fill(M.failedStopImpersonation, { message: messageOf(err) }));
       setBusy(false);
@@ -31,9 +32,16 @@ export function ImpersonationBanner() {
   return (
     <Alert color="orange" radius={0} className="impersonation-banner" role="region" aria-label="Impersonation">
       <Group justify="space-between" wrap="wrap">
-        <Text size="sm" fw={600} role="status">
-          You are impersonating {user.name} ({user.email})
-        </Text>
+        <div role="status">
+          <Text size="sm" fw={600}>
+            You are impersonating {user.name} ({user.email})
+          </Text>
+          {user.impersonationReason ? (
+            <Text size="sm">
+              Reason: {user.impersonationReason}
+            </Text>
+          ) : null}
+        </div>
         <Button size="xs" variant="default" onClick={() => void stop()} loading={busy}>
           Stop Impersonation
         </Button>

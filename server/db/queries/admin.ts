@@ -121,11 +121,15 @@ export async function activeImpersonations(db: Executor, superAdminId: string) {
     .orderBy(asc(impersonations.startedAt));
 }
 
-export async function endImpersonation(db: Executor, tokenJti: string) {
-  const [row] = await db
-    .update(impersonations)
-    .set({ endedAt: new Date() })
-    .where(and(eq(impersonations.tokenJti, tokenJti), isNull(impersonations.endedAt)))
-    .returning();
+/** The impersonation an impersonation token was issued for (revoking the token ends it: revokeToken). */
+export async function findImpersonationByToken(db: Executor, tokenJti: string) {
+  const [row] = await db.select().from(impersonations).where(eq(impersonations.tokenJti, tokenJti)).limit(1);
   return row;
+}
+
+/** Email addresses of users, by id (audit rows name people, not only ids). */
+export async function emailsOf(db: Executor, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, [...new Set(ids)]));
+  return new Map(rows.map((r) => [r.id, r.email]));
 }

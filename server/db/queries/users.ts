@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
-import { revokedTokens, tenantMemberships, tenants, users } from '../schema';
+import { impersonations, revokedTokens, tenantMemberships, tenants, users } from '../schema';
 
 export type UserRow = typeof users.$inferSelect;
 export type TenantRow = typeof tenants.$inferSelect;
@@ -17,17 +17,23 @@ export async function findUserByEmail(db: Executor, email: string): Promise<User
 
 /**
  * Loads a session's user, their memberships and whether the token was revoked, in one statement.
+ * An impersonation token names the super admin's session it was started from (`sessionJti`): it
+ * counts as revoked as soon as that session is.
  */
 export async function loadSessionUser(
   db: Executor,
   userId: string,
   jti: string,
+  sessionJti?: string,
 ): Promise<{ user: UserWithTenants; revoked: boolean } | undefined> {
+  const revoked = sessionJti
+    ? sql<boolean>`exists(select 1 from revoked_tokens r where r.jti = ${jti} or r.jti = ${sessionJti})`
+    : sql<boolean>`exists(select 1 from revoked_tokens r where r.jti = ${jti})`;
   const rows = await db
     .select({
       user: users,
       tenantIds: sql<string[]>`coalesce((select array_agg(m.tenant_id::text) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
-      revoked: sql<boolean>`exists(select 1 from revoked_tokens r where r.jti = ${jti})`,
+      revoked,
     })
     .from(users)
     .where(eq(users.id, userId))
@@ -74,9 +80,21 @@ export async function listAvailableTenants(db: Executor, user: UserWithTenants, 
   return db.select().from(tenants).where(where).orderBy(tenants.name);
 }
 
-export async function revokeToken(db: Executor, jti: string, expiresAt: Date): Promise<void> {
+export type ImpersonationRow = typeof impersonations.$inferSelect;
+
+/**
+ * Revokes a token. Every running impersonation it carries, or that was started from it (a super
+ * admin's session), ends with it, whatever the revocation's cause; answers those impersonations so
+ * that the caller can audit them.
+ */
+export async function revokeToken(db: Executor, jti: string, expiresAt: Date): Promise<ImpersonationRow[]> {
   await db
     .insert(revokedTokens)
     .values({ jti, expiresAt })
     .onConflictDoNothing();
+  return db
+    .update(impersonations)
+    .set({ endedAt: new Date() })
+    .where(and(isNull(impersonations.endedAt), or(eq(impersonations.tokenJti, jti), eq(impersonations.sessionJti, jti))))
+    .returning();
 }

@@ -77,8 +77,22 @@ export const impersonations = pgTable(
     startedAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The super admin's session the impersonation was started from (its token id and expiry): it
+     * ends when that session is revoked, and stopping it hands that same session back. Null on rows
+     * written before impersonations were bound to a session.
+     */
+    sessionJti: text('session_jti'),
+    sessionExpiresAt: timestamp('session_expires_at', { withTimezone: true, mode: 'date' }),
+    /** Why the super admin started it, in their words (optional). */
+    reason: text('reason'),
   },
-  (t) => [index('impersonations_super_admin_idx').on(t.superAdminId)],
+  (t) => [
+    index('impersonations_super_admin_idx').on(t.superAdminId),
+    // Revoking a token ends the impersonations it carries or was started from (revokeToken).
+    index('impersonations_token_jti_idx').on(t.tokenJti),
+    index('impersonations_session_jti_idx').on(t.sessionJti),
+  ],
 );
 
 /** One-time codes that hand a Microsoft sign-in over to the page (CONTRACT section 5). */

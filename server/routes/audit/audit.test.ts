@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createWorld, type World } from '../../test/factories';
@@ -75,7 +76,7 @@ describe('GET /api/admin/audit', () => {
   });
 
   it('answers 403 to everyone but a super admin, an impersonation token included', async () => {
-    const imp = await t.app.tokens.sign({ sub: w.users.admin.id, imp: w.users.superAdmin.id, tid: w.tenant.id, ttlSeconds: 600 });
+    const imp = await t.app.tokens.sign({ sub: w.users.admin.id, imp: w.users.superAdmin.id, tid: w.tenant.id, sid: randomUUID(), ttlSeconds: 600 });
     for (const token of [w.tokens.reader, w.tokens.editor, w.tokens.admin, w.tokens.otherAdmin, imp.token]) {
       const res = await call(t.app, 'GET', '/api/admin/audit', { token, query: { tenantId: w.tenant.id } });
       expect(res.statusCode).toBe(403);

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { startImpersonationSchema, ADMIN_MESSAGES } from '../../../common/schemas/users';
 import { forbidden } from '../../errors';
 import { requireActor } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { requirePlatform } from '../../policies';
 import { parse } from '../../validation';
-import { startImpersonation, stopImpersonation } from '../../commands/impersonation';
+import { impersonationReason, startImpersonation, stopImpersonation } from '../../commands/impersonation';
 
 /** Impersonation: a super admin acting as themself starts it; the impersonation token stops it. */
 export default async function impersonationRoutes(app: FastifyInstance) {
@@ -14,7 +14,7 @@ export default async function impersonationRoutes(app: FastifyInstance) {
     const actor = requireActor(req);
     // An impersonation token never starts another one.
     if (actor.impersonator) throw forbidden(ADMIN_MESSAGES.nestedImpersonation);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const input = parse(startImpersonationSchema, req.body);
     return startImpersonation(app, actor, input);
   });
@@ -25,6 +25,7 @@ export default async function impersonationRoutes(app: FastifyInstance) {
       isImpersonating: Boolean(actor.impersonator),
       impersonatedUser: actor.impersonator ? { id: actor.user.id, name: actor.user.name, email: actor.user.email } : null,
       impersonator: actor.impersonator ? { id: actor.impersonator.id, name: actor.impersonator.name, email: actor.impersonator.email } : null,
+      reason: await impersonationReason(app.database.db, actor),
     };
   });
 

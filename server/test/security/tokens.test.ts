@@ -172,7 +172,10 @@ describe('tokens that are not what the server issued', () => {
     await expectRefused('impersonator is a tenant admin', admin);
     await expectRefused('impersonator does not exist', await hs('HS256', claimsFor(world.users.reader.id, { imp: randomUUID() })));
     const demoted = await createUser(t.db, world.tenant.id, { role: 'admin', superAdmin: true });
-    const token = (await t.app.tokens.sign({ sub: world.users.reader.id, imp: demoted.id, tid: world.tenant.id, ttlSeconds: 600 })).token;
+    const token = (await t.app.tokens.sign({ sub: world.users.reader.id, imp: demoted.id, tid: world.tenant.id, sid: randomUUID(), ttlSeconds: 600 })).token;
+    // Bound to no super admin session: refused, whoever signed it.
+    const unbound = (await t.app.tokens.sign({ sub: world.users.reader.id, imp: demoted.id, tid: world.tenant.id, ttlSeconds: 600 })).token;
+    await expectRefused('impersonation bound to no session', unbound);
     expect((await call(t.app, 'GET', '/api/auth/me', { token })).statusCode).toBe(200);
     await t.db.update(users).set({ superAdmin: false }).where(eq(users.id, demoted.id));
     await expectRefused('impersonator demoted', token);
@@ -182,7 +185,7 @@ describe('tokens that are not what the server issued', () => {
 describe('impersonation tokens on super admin routes', () => {
   it('never carry super admin rights, not even when impersonating a super admin', async () => {
     const sign = (sub: string) =>
-      t.app.tokens.sign({ sub, imp: world.users.superAdmin.id, tid: world.tenant.id, ttlSeconds: 600 }).then((s) => s.token);
+      t.app.tokens.sign({ sub, imp: world.users.superAdmin.id, tid: world.tenant.id, sid: randomUUID(), ttlSeconds: 600 }).then((s) => s.token);
     const asReader = await sign(world.users.reader.id);
     const asAdmin = await sign(world.users.admin.id);
     const otherSuper = await createUser(t.db, world.tenant.id, { role: 'admin', superAdmin: true });

@@ -12,6 +12,7 @@ import { useSession } from '../../session/SessionProvider';
 import { storage } from '../../session/storage';
 import { ConfirmModal } from './components/ConfirmModal';
 import { CreateUserModal } from './components/CreateUserModal';
+import { ImpersonateModal } from './components/ImpersonateModal';
 import { MembershipsModal } from './components/MembershipsModal';
 import { MessageBar } from './components/MessageBar';
 import { CreateTenantModal, DeleteTenantModal, EditTenantModal } from './components/TenantModals';
@@ -33,6 +34,7 @@ export default function SuperAdminPage() {
   const [creatingUser, setCreatingUser] = useState(false);
   const [managing, setManaging] = useState<AdminUser | null>(null);
   const [deletingUser, setDeletingUser] = useState<AdminUser | null>(null);
+  const [impersonating, setImpersonating] = useState<AdminUser | null>(null);
 
   const createTenant = useCreateTenant();
   const updateTenant = useUpdateTenant();
@@ -53,13 +55,13 @@ export default function SuperAdminPage() {
     }
   };
 
-  const impersonate = (target: AdminUser) =>
-    attempt(async () => {
-      const answer = await startImpersonation(target.id, target.tenant_id);
-      establish(answer.token, answer);
-      storage.clearActiveTenant();
-      window.location.assign('/');
-    }, M.failedStartImpersonation);
+  // Confirmed in ImpersonateModal, which shows a failure itself.
+  const impersonate = async (target: AdminUser, reason: string | undefined) => {
+    const answer = await startImpersonation(target.id, target.tenant_id, reason);
+    establish(answer.token, answer);
+    storage.clearActiveTenant();
+    window.location.assign('/');
+  };
 
   const endStrayImpersonation = () =>
     attempt(async () => {
@@ -105,7 +107,7 @@ export default function SuperAdminPage() {
           onStopImpersonation={() => void endStrayImpersonation()}
           onCreate={() => setCreatingUser(true)}
           onManageTenants={setManaging}
-          onImpersonate={(u) => void impersonate(u)}
+          onImpersonate={setImpersonating}
           onDelete={setDeletingUser}
         />
         <AdminAuditLog tenants={tenants} />
@@ -166,6 +168,7 @@ export default function SuperAdminPage() {
           setManaging(null);
         }}
       />
+      <ImpersonateModal user={impersonating} onClose={() => setImpersonating(null)} onStart={(reason) => impersonate(impersonating!, reason)} />
       <ConfirmModal
         opened={deletingUser !== null}
         title="Delete User"

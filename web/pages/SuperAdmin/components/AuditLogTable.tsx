@@ -8,6 +8,36 @@ function target(entry: AuditEntry): string {
   return entry.target_id ? `${entry.target_type} ${entry.target_id}` : entry.target_type;
 }
 
+const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
+
+const ENDINGS: Record<string, string> = { signed_out: ' (signed out)', replaced: ' (a new impersonation started)' };
+
+/** An impersonation row in words, so that a tenant's admins read who impersonated whom and why. */
+function impersonationSummary(entry: AuditEntry): { line: string; reason: string | null } | null {
+  if (!entry.action.startsWith('impersonation.') || !entry.details) return null;
+  const who = text(entry.details.superAdminEmail);
+  const whom = text(entry.details.impersonatedUserEmail);
+  if (!who || !whom) return null;
+  const line =
+    entry.action === 'impersonation.start'
+      ? `${who} impersonated ${whom}`
+      : `${who} stopped impersonating ${whom}${ENDINGS[text(entry.details.ended) ?? ''] ?? ''}`;
+  return { line, reason: text(entry.details.reason) };
+}
+
+function Details({ entry }: { entry: AuditEntry }) {
+  const summary = impersonationSummary(entry);
+  if (summary) {
+    return (
+      <>
+        <Text size="sm">{summary.line}</Text>
+        {summary.reason ? <Text size="sm">Reason: {summary.reason}</Text> : null}
+      </>
+    );
+  }
+  return entry.details ? <Code>{JSON.stringify(entry.details)}</Code> : null;
+}
+
 export interface AuditLogTableProps {
   entries: AuditEntry[];
   loading: boolean;
@@ -40,7 +70,9 @@ export function AuditLogTable({ entries, loading, hasMore, loadingMore, onLoadMo
                 <Table.Td>{e.actor_email ?? ''}</Table.Td>
                 <Table.Td>{e.impersonator_email ?? ''}</Table.Td>
                 <Table.Td>{target(e)}</Table.Td>
-                <Table.Td>{e.details ? <Code>{JSON.stringify(e.details)}</Code> : null}</Table.Td>
+                <Table.Td>
+                  <Details entry={e} />
+                </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
