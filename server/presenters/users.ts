@@ -1,7 +1,13 @@
 import type { TenantRow, UserWithTenants } from '../db/queries/users';
 
+/** What the user shape is built from: an account, or what a tenant admin entered for an invitation. */
+export type PresentableUser = Pick<
+  UserWithTenants,
+  'id' | 'name' | 'email' | 'role' | 'superAdmin' | 'tenantId' | 'tenantIds' | 'userGroup' | 'authProvider' | 'createdAt'
+>;
+
 /** The spec's user shape (section 3); never the password hash. */
-export function presentUser(user: UserWithTenants, tenantName?: string | null) {
+export function presentUser(user: PresentableUser, tenantName?: string | null) {
   return {
     id: user.id,
     name: user.name,

@@ -19,9 +19,10 @@ import exportRoutes from './exports';
 import servicePortabilityRoutes from './servicePortability';
 import metricsRoutes from './metrics';
 import auditRoutes from './audit';
+import invitationRoutes from './invitations';
 
 /** Every route folder, registered explicitly under /api. */
-export const routeModules = [healthRoutes, authRoutes, entraRoutes, serviceRoutes, categoryRoutes, aspectRoutes, availabilityRoutes, tenantRoutes, adminRoutes, userRoutes, impersonationRoutes, actorRoleRoutes, quickTemplateRoutes, serviceUserRoutes, serviceRoleRoutes, snapshotRoutes, exportRoutes, servicePortabilityRoutes, metricsRoutes, auditRoutes];
+export const routeModules = [healthRoutes, authRoutes, entraRoutes, serviceRoutes, categoryRoutes, aspectRoutes, availabilityRoutes, tenantRoutes, adminRoutes, userRoutes, impersonationRoutes, actorRoleRoutes, quickTemplateRoutes, serviceUserRoutes, serviceRoleRoutes, snapshotRoutes, exportRoutes, servicePortabilityRoutes, metricsRoutes, auditRoutes, invitationRoutes];
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   for (const mod of routeModules) await app.register(mod, { prefix: '/api' });

@@ -1,14 +1,19 @@
+import type { TenantPermissions } from '../../common/permissions';
 import { M } from '../../common/messages';
+import type { ReceivedInvitation } from '../../common/schemas/invitations';
 import { request } from './client';
 import type { SessionTenant, SessionUser } from '../session/storage';
 
-type PresentedUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating'>;
+type PresentedUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating' | 'permissions'>;
 
 export interface SessionAnswer {
   user: PresentedUser;
   tenant: SessionTenant | null;
   availableTenants: SessionTenant[];
-  impersonating?: { isImpersonating: boolean };
+  permissions?: TenantPermissions;
+  impersonating?: { isImpersonating: boolean; reason?: string | null };
+  /** Invitations to other tenants waiting for the person's answer. */
+  invitations?: ReceivedInvitation[];
 }
 
 export interface LoginAnswer extends SessionAnswer {

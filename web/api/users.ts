@@ -5,10 +5,13 @@ import type { AdminUser } from './admin';
 
 const key = ['tenant-users'] as const;
 
+/** A row of the tenant's user list: a member, or a pending invitation (as the admin entered it). */
+export type TenantUser = AdminUser & { invitation?: boolean };
+
 export function useTenantUsers() {
   return useQuery({
     queryKey: key,
-    queryFn: () => request<{ users: AdminUser[] }>('/users', { fallback: M.failedLoadUsers }).then((r) => r.users),
+    queryFn: () => request<{ users: TenantUser[] }>('/users', { fallback: M.failedLoadUsers }).then((r) => r.users),
   });
 }
 

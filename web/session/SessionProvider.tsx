@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import type { ReceivedInvitation } from '../../common/schemas/invitations';
 import { fetchMe, logout as apiLogout, type SessionAnswer } from '../api/auth';
 import { storage, type SessionTenant, type SessionUser } from './storage';
 
@@ -12,6 +13,10 @@ interface SessionValue {
   logout: () => Promise<void>;
   /** Stores the chosen tenant and reloads the page. */
   switchTenant: (tenant: SessionTenant) => void;
+  /** Invitations to other tenants waiting for the person's answer (kept in memory, not stored). */
+  invitations: ReceivedInvitation[];
+  /** Reads the session from the server again (after joining a tenant, say). */
+  refresh: () => Promise<void>;
 }
 
 const SessionContext = createContext<SessionValue | null>(null);
@@ -22,11 +27,14 @@ export function toSessionUser(answer: SessionAnswer): SessionUser {
     tenant: answer.tenant,
     availableTenants: answer.availableTenants,
     impersonating: Boolean(answer.impersonating?.isImpersonating),
+    impersonationReason: answer.impersonating?.reason ?? null,
+    permissions: answer.permissions,
   };
 }
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [user, setUser] = useState<SessionUser | null>(() => (storage.getToken() ? storage.getUser() : null));
+  const [invitations, setInvitations] = useState<ReceivedInvitation[]>([]);
 
   // Refresh the stored user from the server once per page load (roles and tenants may have changed).
   useEffect(() => {
@@ -38,6 +46,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         const next = toSessionUser(answer);
         storage.setUser(next);
         setUser(next);
+        setInvitations(answer.invitations ?? []);
       })
       .catch(() => {
         /* a 401 already cleared the session and went to /login */
@@ -53,6 +62,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     storage.setUser(next);
     if (answer.tenant) storage.setActiveTenant(answer.tenant);
     setUser(next);
+    setInvitations(answer.invitations ?? []);
+  }, []);
+
+  const refresh = useCallback(async () => {
+    const answer = await fetchMe();
+    const next = toSessionUser(answer);
+    storage.setUser(next);
+    setUser(next);
+    setInvitations(answer.invitations ?? []);
   }, []);
 
   const logout = useCallback(async () => {
@@ -79,7 +97,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     return (active && user.availableTenants.find((t) => t.id === active.id)) || user.tenant;
   }, [user]);
 
-  const value = useMemo(() => ({ user, tenant, establish, logout, switchTenant }), [user, tenant, establish, logout, switchTenant]);
+  const value = useMemo(
+    () => ({ user, tenant, establish, logout, switchTenant, invitations, refresh }),
+    [user, tenant, establish, logout, switchTenant, invitations, refresh],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

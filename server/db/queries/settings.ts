@@ -10,6 +10,7 @@ import {
   serviceRoleAssignments,
   services,
   snapshots,
+  tenantInvitations,
   tenantMemberships,
   users,
 } from '../schema';
@@ -135,15 +136,23 @@ export async function reorderQuickTemplates(db: Executor, tenantId: string, serv
 
 // ---------------------------------------------------------------- user assignments
 
+/*
+ * A person with a pending invitation to the tenant (an account outside it, or one created in it that
+ * has not signed in yet: decision 0110) is shown to the tenant's admins as the invitation: its id
+ * and the name entered, never the account's own id or name, so that both cases read the same.
+ */
+const pendingHere = (tenantId: string) => and(eq(tenantInvitations.tenantId, tenantId), eq(tenantInvitations.userId, users.id));
+
 const assignmentColumns = {
   id: serviceRoleAssignments.id,
-  userId: serviceRoleAssignments.userId,
+  userId: sql<string>`coalesce(${tenantInvitations.id}, ${serviceRoleAssignments.userId})`,
   serviceId: serviceRoleAssignments.serviceId,
   role: serviceRoleAssignments.role,
   userEmail: users.email,
-  userName: users.name,
+  userName: sql<string>`coalesce(${tenantInvitations.name}, ${users.name})`,
   createdAt: serviceRoleAssignments.createdAt,
 };
+/** `userId` is the id the tenant's admins know the person by: the invitation's while one is pending. */
 export type AssignmentRow = { id: string; userId: string; serviceId: string; role: Role; userEmail: string; userName: string; createdAt: Date };
 
 export function listAssignments(db: Executor, tenantId: string, serviceId: string): Promise<AssignmentRow[]> {
@@ -151,10 +160,12 @@ export function listAssignments(db: Executor, tenantId: string, serviceId: strin
     .select(assignmentColumns)
     .from(serviceRoleAssignments)
     .innerJoin(users, eq(users.id, serviceRoleAssignments.userId))
+    .leftJoin(tenantInvitations, pendingHere(tenantId))
     .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.serviceId, serviceId)))
     .orderBy(asc(users.email));
 }
 
+/** One assignment, by its id or by the service and the id the admins know the person by. */
 export async function findAssignment(
   db: Executor,
   tenantId: string,
@@ -163,14 +174,29 @@ export async function findAssignment(
   const cond =
     'id' in where
       ? eq(serviceRoleAssignments.id, where.id)
-      : and(eq(serviceRoleAssignments.serviceId, where.serviceId), eq(serviceRoleAssignments.userId, where.userId));
+      : and(eq(serviceRoleAssignments.serviceId, where.serviceId), knownAs(where.userId));
   const [row] = await db
     .select(assignmentColumns)
     .from(serviceRoleAssignments)
     .innerJoin(users, eq(users.id, serviceRoleAssignments.userId))
+    .leftJoin(tenantInvitations, pendingHere(tenantId))
     .where(and(eq(serviceRoleAssignments.tenantId, tenantId), cond))
     .limit(1);
   return row;
+}
+
+/** The person the admins know by `id`: the invitation's id while one is pending, else the user's. */
+const knownAs = (id: string) =>
+  sql`(${tenantInvitations.id} = ${id} or (${tenantInvitations.id} is null and ${users.id} = ${id}))`;
+
+/** The id of an account's assignment to a service, by the account's own id. */
+export async function findAssignmentOf(db: Executor, tenantId: string, serviceId: string, accountId: string): Promise<string> {
+  const [row] = await db
+    .select({ id: serviceRoleAssignments.id })
+    .from(serviceRoleAssignments)
+    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.serviceId, serviceId), eq(serviceRoleAssignments.userId, accountId)))
+    .limit(1);
+  return row!.id;
 }
 
 /** Creates an assignment; undefined when the user is already assigned to the service. */
@@ -199,21 +225,44 @@ export async function deleteAssignment(db: Executor, tenantId: string, id: strin
 const memberOf = (tenantId: string) =>
   sql`(${users.tenantId} = ${tenantId} or exists (select 1 from ${tenantMemberships} m where m.user_id = ${users.id} and m.tenant_id = ${tenantId}))`;
 
-/** Users who belong to the tenant (primary or by membership): those who can be assigned to its services. */
-export function listTenantUsers(db: Executor, tenantId: string) {
-  return db
-    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
-    .from(users)
-    .where(memberOf(tenantId))
-    .orderBy(asc(users.name), asc(users.email));
+/** A person the tenant's admins can assign: `id` is the one they know (see pendingHere), `accountId` the user's. */
+export interface AssignableUser {
+  id: string;
+  accountId: string;
+  name: string;
+  email: string;
+  role: Role;
 }
 
-export async function findTenantUser(db: Executor, tenantId: string, where: { id: string } | { email: string }) {
-  const cond = 'id' in where ? eq(users.id, where.id) : eq(users.email, where.email.toLowerCase());
-  const [row] = await db
-    .select({ id: users.id, name: users.name, email: users.email, role: users.role })
+const assignableColumns = {
+  id: sql<string>`coalesce(${tenantInvitations.id}, ${users.id})`,
+  accountId: users.id,
+  name: sql<string>`coalesce(${tenantInvitations.name}, ${users.name})`,
+  email: users.email,
+  role: sql<Role>`coalesce(${tenantInvitations.role}, ${users.role})`,
+};
+
+/**
+ * The people who can be assigned to the tenant's services: its members and its pending invitees
+ * alike, the latter as entered (an invitee's assignment grants nothing until they join: the tenant
+ * plugin refuses non-members).
+ */
+export function listTenantUsers(db: Executor, tenantId: string): Promise<AssignableUser[]> {
+  return db
+    .select(assignableColumns)
     .from(users)
-    .where(and(cond, memberOf(tenantId)))
+    .leftJoin(tenantInvitations, pendingHere(tenantId))
+    .where(sql`(${memberOf(tenantId)} or ${tenantInvitations.id} is not null)`)
+    .orderBy(asc(assignableColumns.name), asc(users.email));
+}
+
+export async function findTenantUser(db: Executor, tenantId: string, where: { id: string } | { email: string }): Promise<AssignableUser | undefined> {
+  const cond = 'id' in where ? knownAs(where.id) : eq(users.email, where.email.toLowerCase());
+  const [row] = await db
+    .select(assignableColumns)
+    .from(users)
+    .leftJoin(tenantInvitations, pendingHere(tenantId))
+    .where(and(cond, sql`(${memberOf(tenantId)} or ${tenantInvitations.id} is not null)`))
     .limit(1);
   return row;
 }

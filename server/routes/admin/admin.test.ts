@@ -4,7 +4,7 @@ import { M } from '../../../common/messages';
 import { ADMIN_MESSAGES } from '../../../common/schemas/users';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { assignServiceRole, createService, createTenant, createUser, createWorld, type World } from '../../test/factories';
-import { auditLog, serviceRoleAssignments, users } from '../../db/schema';
+import { auditLog, serviceRoleAssignments, tenantInvitations, users } from '../../db/schema';
 
 let t: TestApp;
 let w: World;
@@ -95,6 +95,14 @@ describe('POST /api/admin/users', () => {
     expect(arch.statusCode).toBe(409);
     const unknown = await call(t.app, 'POST', '/api/admin/users', { token: w.tokens.superAdmin, body: { email: 'unk@example.com', name: 'A', role: 'reader', tenantId: MISSING } });
     expect(unknown.statusCode).toBe(404);
+  });
+
+  it('answers 409 for an address of any tenant and invites nobody: the panel sees every tenant (decision 0110)', async () => {
+    const stranger = await createUser(t.db, w.other.id);
+    const res = await call(t.app, 'POST', '/api/admin/users', { token: w.tokens.superAdmin, body: { email: stranger.email, name: 'A', role: 'reader', tenantId: w.tenant.id } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toBe(M.emailTaken);
+    expect(await t.db.select().from(tenantInvitations)).toEqual([]);
   });
 
   it('answers 401 and 403', async () => {

@@ -9,7 +9,6 @@ import {
   roleChangeSchema,
 } from '../../../common/schemas/users';
 import { conflict, invalid, notFound } from '../../errors';
-import { hashPassword } from '../../auth/passwords';
 import { findTenantById } from '../../db/queries/users';
 import { listTenants } from '../../db/queries/tenants';
 import {
@@ -17,7 +16,6 @@ import {
   countTenants,
   deleteUser,
   findAnyUser,
-  insertUser,
   listAllUsers,
   replaceMemberships,
   setUserRole,
@@ -25,9 +23,10 @@ import {
 } from '../../db/queries/admin';
 import { presentTenant, presentUser } from '../../presenters/users';
 import { requireActor } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { requirePlatform } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
+import { createUser } from '../../commands/createUser';
 
 const panelQuery = z.object({
   includeArchived: z
@@ -50,13 +49,13 @@ export default async function adminRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
   app.get('/admin/users', cross, async (req) => {
-    authorize(requireActor(req), 'platform.manage');
+    requirePlatform(requireActor(req));
     return { users: (await listAllUsers(db())).map(present) };
   });
 
   app.get('/admin/panel-data', cross, async (req) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const query = parse(panelQuery, req.query);
     const [tenants, users, active] = await Promise.all([
       listTenants(db(), { includeArchived: query.includeArchived }),
@@ -82,24 +81,19 @@ export default async function adminRoutes(app: FastifyInstance) {
 
   app.post('/admin/users', cross, async (req, reply) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const input = parse(createAdminUserSchema, req.body);
     const tenant = await findTenantById(db(), input.tenantId);
     if (!tenant) throw notFound(ADMIN_MESSAGES.tenantNotFound);
     if (tenant.archived) throw conflict(M.tenantArchived);
-    const passwordHash = input.password ? await hashPassword(input.password) : null;
-    const created = await db().transaction(async (tx) => {
-      const row = await insertUser(tx, { email: input.email, name: input.name, role: input.role, tenantId: tenant.id, passwordHash });
-      if (!row) throw conflict(M.emailTaken);
-      await writeAudit(tx, actor, { tenantId: tenant.id, action: 'user.create', targetType: 'user', targetId: row.id, details: { email: row.email, role: row.role } });
-      return row;
-    });
-    return reply.status(201).send({ user: present((await findAnyUser(db(), created.id))!) });
+    // The panel lists every tenant's users, so an address in use anywhere is a 409 here.
+    const { user } = await createUser(db(), { actor, scope: 'installation', tenant, input, asInvitation: false });
+    return reply.status(201).send({ user: presentUser(user, user.tenantName) });
   });
 
   app.patch('/admin/users/:id', cross, async (req) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const id = userIdOf(req);
     const input = parse(roleChangeSchema, req.body);
     const user = await findAnyUser(db(), id);
@@ -115,7 +109,7 @@ export default async function adminRoutes(app: FastifyInstance) {
 
   app.delete('/admin/users/:id', cross, async (req, reply) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const id = userIdOf(req);
     if (id === actor.user.id) throw invalid(M.cannotDeleteOwnAccount);
     const user = await findAnyUser(db(), id);
@@ -129,7 +123,7 @@ export default async function adminRoutes(app: FastifyInstance) {
 
   app.patch('/admin/users/:id/tenants', cross, async (req) => {
     const actor = requireActor(req);
-    authorize(actor, 'platform.manage');
+    requirePlatform(actor);
     const id = userIdOf(req);
     const input = parse(membershipsSchema, req.body);
     const user = await findAnyUser(db(), id);

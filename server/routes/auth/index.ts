@@ -4,22 +4,28 @@ import { loginSchema } from '../../../common/schemas/auth';
 import { parse } from '../../validation';
 import { forbidden, tooManyRequests, unauthenticated } from '../../errors';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
-import { findUserByEmail, loadUserWithTenants, revokeToken } from '../../db/queries/users';
+import { findUserByEmail, loadUserWithTenants } from '../../db/queries/users';
 import { sessionInfo } from '../../commands/sessionInfo';
+import { acceptInvitationsOfMember, receivedInvitations } from '../../commands/invitations';
 import { writeAudit } from '../../commands/audit';
+import { impersonatingAnswer, revokeSession } from '../../commands/impersonation';
 import { requireActor } from '../../plugins/context';
 
 export default async function authRoutes(app: FastifyInstance) {
-  app.post('/auth/login', { config: { public: true } }, async (req) => {
+  app.post('/auth/login', { config: { public: true } }, async (req, reply) => {
     const input = parse(loginSchema, req.body);
     const db = app.database.db;
-    if (!app.loginLimiter.allowed(input.email, req.ip)) throw tooManyRequests(M.tooManyLoginAttempts);
+    const verdict = await app.loginLimiter.check(input.email, req.ip);
+    if (!verdict.allowed) {
+      reply.header('Retry-After', String(verdict.retryAfterSeconds));
+      throw tooManyRequests(M.tooManyLoginAttempts);
+    }
 
     const user = await findUserByEmail(db, input.email);
     // Unknown accounts still pay for a hash, so timing does not reveal which emails exist.
     const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyHash()));
     if (!user || !ok) {
-      app.loginLimiter.recordFailure(input.email, req.ip);
+      await app.loginLimiter.recordFailure(input.email, req.ip);
       await writeAudit(db, null, {
         tenantId: user?.tenantId ?? null,
         action: 'auth.login_failed',
@@ -29,14 +35,16 @@ export default async function authRoutes(app: FastifyInstance) {
       });
       throw unauthenticated(M.invalidCredentials);
     }
-    app.loginLimiter.recordSuccess(input.email);
+    await app.loginLimiter.recordSuccess(input.email, req.ip);
 
     const full = (await loadUserWithTenants(db, user.id))!;
     const info = await sessionInfo(db, full, full.superAdmin);
     if (!info.tenant && !full.superAdmin) throw forbidden(M.allTenantsArchived);
+    // Before the answer lists invitations: a tenant the person already belongs to needs no notice.
+    await acceptInvitationsOfMember(db, user);
     const { token } = await app.tokens.sign({ sub: user.id, ttlSeconds: app.config.SESSION_TTL_SECONDS });
     await writeAudit(db, null, { tenantId: info.tenant?.id ?? null, action: 'auth.login', targetType: 'user', targetId: user.id, actorId: user.id, actorEmail: user.email });
-    return { token, ...info };
+    return { token, ...info, invitations: await receivedInvitations(db, user.id) };
   });
 
   app.get('/auth/me', async (req) => {
@@ -44,15 +52,15 @@ export default async function authRoutes(app: FastifyInstance) {
     const info = await sessionInfo(app.database.db, actor.user, actor.superAdmin, req.tenant);
     return {
       ...info,
-      ...(actor.impersonator
-        ? { impersonating: { isImpersonating: true, impersonator: { id: actor.impersonator.id, name: actor.impersonator.name, email: actor.impersonator.email } } }
-        : {}),
+      invitations: await receivedInvitations(app.database.db, actor.user.id),
+      ...(await impersonatingAnswer(app.database.db, actor)),
     };
   });
 
   app.post('/auth/logout', { config: { tenant: false } }, async (req, reply) => {
     const actor = requireActor(req);
-    await revokeToken(app.database.db, actor.jti, new Date(actor.exp * 1000));
+    // Ends, with it, any impersonation started from this session.
+    await revokeSession(app.database.db, actor);
     await writeAudit(app.database.db, actor, { tenantId: actor.user.tenantId, action: 'auth.logout', targetType: 'user', targetId: actor.user.id });
     return reply.status(204).send();
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { buildTestApp, call } from '../../test/app';
-import { createTenant, createUser } from '../../test/factories';
+import { createTenant, createUser, PASSWORD } from '../../test/factories';
 import { auditLog, authHandoffs, tenantMemberships, users } from '../../db/schema';
 import { ENTRA_MESSAGES } from '../../auth/oidc';
 import { M } from '../../../common/messages';
@@ -200,5 +200,29 @@ describe('POST /api/auth/exchange', () => {
     const { login } = addPerson(w, { email: invited.email });
     const result = await browser.signInThroughProvider(login);
     expect(result.loginError).toBe(M.allTenantsArchived);
+  });
+});
+
+describe('Microsoft sign-in of an account a tenant admin created', () => {
+  it('accepts its pending invitation to that tenant at the exchange that issues the session (decision 0110)', async () => {
+    const admin = await createUser(w.t.db, w.firstTenant.id, { role: 'admin' });
+    const adminToken = (await call(w.t.app, 'POST', '/api/auth/login', { body: { email: admin.email, password: PASSWORD } })).json().token as string;
+    const { login, claims } = addPerson(w);
+    const created = await call(w.t.app, 'POST', '/api/users', { token: adminToken, body: { email: claims.email, name: 'Entered', role: 'editor' } });
+    expect(created.statusCode).toBe(201);
+    const invitationId = created.json().user.id as string;
+    const listed = async () => ((await call(w.t.app, 'GET', '/api/users', { token: adminToken })).json().users as { email: string; invitation: boolean }[]).find((u) => u.email === claims.email);
+    expect(await listed()).toMatchObject({ invitation: true });
+
+    const result = await browser.signInThroughProvider(login);
+    // The hand-off code alone issues no session, and accepts nothing yet.
+    expect(await listed()).toMatchObject({ invitation: true });
+    const res = await browser.exchange(handOff(result.location).code, result.jar);
+    expect(res.statusCode).toBe(200);
+    expect(await listed()).toMatchObject({ name: 'Entered', invitation: false });
+    const me = (await call(w.t.app, 'GET', '/api/auth/me', { token: res.json().token })).json();
+    expect(me.invitations).toEqual([]);
+    const accepted = await w.t.db.select().from(auditLog).where(and(eq(auditLog.action, 'invitation.accept'), eq(auditLog.targetId, invitationId)));
+    expect(accepted).toMatchObject([{ tenantId: w.firstTenant.id, actorEmail: claims.email }]);
   });
 });

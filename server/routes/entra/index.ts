@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { M } from '../../../common/messages';
 import { EntraClient, ENTRA_MESSAGES, SIGN_IN_TTL_SECONDS, SignInError, sameText, sha256 } from '../../auth/oidc';
 import { createHandoff, EntraAccountError, findOrProvisionEntraUser, redeemHandoff } from '../../commands/entraSignIn';
+import { acceptInvitationsOfMember } from '../../commands/invitations';
 import { sessionInfo } from '../../commands/sessionInfo';
 import { writeAudit } from '../../commands/audit';
 import { loadUserWithTenants } from '../../db/queries/users';
@@ -87,6 +88,9 @@ export default async function entraRoutes(app: FastifyInstance) {
     if (!user) throw unauthenticated(ENTRA_MESSAGES.codeInvalid);
     const info = await sessionInfo(db, user, user.superAdmin);
     if (!info.tenant && !user.superAdmin) throw forbidden(M.allTenantsArchived);
+    // Where the session is issued, as for a password login: invitations to tenants the person
+    // already belongs to are accepted by signing in.
+    await acceptInvitationsOfMember(db, user);
     const { token } = await app.tokens.sign({ sub: user.id, ttlSeconds: config.SESSION_TTL_SECONDS });
     await writeAudit(db, null, {
       tenantId: info.tenant?.id ?? null,

@@ -3,10 +3,9 @@ import { z } from 'zod';
 import { changeAssignmentSchema, createServiceRoleSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { findAssignment, findTenantUser, listAssignments } from '../../db/queries/settings';
 import { notFound } from '../../errors';
-import { scope } from '../../plugins/context';
+import { scope, serviceOf } from '../../plugins/context';
 import { presentAssignment } from '../../presenters/settings';
 import { parse } from '../../validation';
-import { loadServiceFor } from '../serviceUsers/access';
 import { assign, changeRole, removeAssignment } from '../serviceUsers/assignments';
 
 const idParams = z.object({ id: settingsIdSchema });
@@ -25,22 +24,22 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
     const { tenantId } = scope(req);
     const current = await findAssignment(db(), tenantId, { id });
     if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
-    const ctx = await loadServiceFor(db(), req, current.serviceId, 'service.admin');
+    const ctx = await serviceOf(req, current.serviceId, 'service.admin');
     return { ctx, current };
   }
 
   app.get('/service-roles/service/:id', async (req) => {
-    const { service, tenantId } = await loadServiceFor(db(), req, parseId(req.params), 'service.admin');
+    const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.admin');
     const rows = await listAssignments(db(), tenantId, service.id);
     return { assignments: rows.map(presentAssignment) };
   });
 
   app.post('/service-roles', async (req, reply) => {
     const input = parse(createServiceRoleSchema, req.body);
-    const ctx = await loadServiceFor(db(), req, input.serviceId, 'service.admin');
+    const ctx = await serviceOf(req, input.serviceId, 'service.admin');
     const user = await findTenantUser(db(), ctx.tenantId, { email: input.userEmail });
     if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
-    const row = await assign(db(), ctx, user.id, input.role);
+    const row = await assign(db(), ctx, user.accountId, input.role);
     return reply.status(201).send({ assignment: presentAssignment(row) });
   });
 

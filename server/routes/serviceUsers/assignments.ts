@@ -13,20 +13,24 @@ interface Ctx {
   actor: Actor;
 }
 
-/** Assigns a tenant member to the service, with its audit row, in one transaction. */
-export async function assign(db: Executor, ctx: Ctx, userId: string, role: Role): Promise<AssignmentRow> {
+/**
+ * Assigns a person of the tenant (the account's id) to the service, with its audit row, in one
+ * transaction. The audit names them by the id the tenant's admins know them by (the invitation's
+ * while one is pending: decision 0110).
+ */
+export async function assign(db: Executor, ctx: Ctx, accountId: string, role: Role): Promise<AssignmentRow> {
   return db.transaction(async (tx) => {
-    const created = await insertAssignment(tx, ctx.tenantId, ctx.service.id, userId, role);
+    const created = await insertAssignment(tx, ctx.tenantId, ctx.service.id, accountId, role);
     if (!created) throw conflict(SETTINGS_MESSAGES.alreadyAssigned);
+    const row = (await findAssignment(tx, ctx.tenantId, { id: created.id }))!;
     await writeAudit(tx, ctx.actor, {
       tenantId: ctx.tenantId,
       action: 'service_role.assign',
       targetType: 'service',
       targetId: ctx.service.id,
-      details: { userId, role },
+      details: { userId: row.userId, role },
     });
-    const row = await findAssignment(tx, ctx.tenantId, { id: created.id });
-    return row!;
+    return row;
   });
 }
 

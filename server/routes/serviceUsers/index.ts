@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { M } from '../../../common/messages';
 import {
   assignUserSchema,
   changeAssignmentSchema,
@@ -8,8 +7,7 @@ import {
   SETTINGS_MESSAGES,
   settingsIdSchema,
 } from '../../../common/schemas/settings';
-import { hashPassword } from '../../auth/passwords';
-import { writeAudit } from '../../commands/audit';
+import { createUser, creatorScope } from '../../commands/createUser';
 import {
   findAssignment,
   findTenantUser,
@@ -18,13 +16,12 @@ import {
   listQuickTemplates,
   listTenantUsers,
 } from '../../db/queries/settings';
-import { findUserByEmail } from '../../db/queries/users';
-import { tenantMemberships, users } from '../../db/schema';
-import { conflict, notFound } from '../../errors';
+import { notFound } from '../../errors';
 import { presentService } from '../../presenters/services';
 import { presentActorRole, presentAssignment, presentQuickTemplate, presentTenantUser } from '../../presenters/settings';
 import { parse } from '../../validation';
-import { loadServiceFor } from './access';
+import { scope, serviceOf } from '../../plugins/context';
+import { requireTenant } from '../../policies';
 import { assign, changeRole, removeAssignment } from './assignments';
 
 const serviceParams = z.object({ id: settingsIdSchema });
@@ -42,13 +39,13 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
 
   app.get('/services/:id/settings-data', async (req) => {
     const { id } = params(serviceParams, req.params);
-    const { service, tenantId, can } = await loadServiceFor(db(), req, id, 'service.settings');
-    const manageUsers = can('service.admin');
+    const { service, tenantId, permissions } = await serviceOf(req, id, 'service.settings');
+    // The tenant's users are a tenant right: a service assignment shows this service's assignments only.
     const [roles, templates, tenantUsers, assignments] = await Promise.all([
       listActorRoles(db(), tenantId, service.id),
       listQuickTemplates(db(), tenantId, service.id),
-      manageUsers ? listTenantUsers(db(), tenantId) : Promise.resolve([]),
-      manageUsers ? listAssignments(db(), tenantId, service.id) : Promise.resolve([]),
+      permissions.canManageUsers ? listTenantUsers(db(), tenantId) : Promise.resolve([]),
+      permissions.canAdmin ? listAssignments(db(), tenantId, service.id) : Promise.resolve([]),
     ]);
     return {
       service: presentService(service),
@@ -56,13 +53,13 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
       templates: templates.map(presentQuickTemplate),
       users: tenantUsers.map(presentTenantUser),
       assignments: assignments.map(presentAssignment),
-      permissions: { settings: true, admin: manageUsers, hard_delete: can('services.hardDelete') },
+      permissions,
     };
   });
 
   app.get('/services/:id/users', async (req) => {
     const { id } = params(serviceParams, req.params);
-    const { service, tenantId } = await loadServiceFor(db(), req, id, 'service.admin');
+    const { service, tenantId } = await serviceOf(req, id, 'service.admin');
     const rows = await listAssignments(db(), tenantId, service.id);
     return { assignments: rows.map(presentAssignment) };
   });
@@ -70,17 +67,17 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
   app.post('/services/:id/users', async (req, reply) => {
     const { id } = params(serviceParams, req.params);
     const input = parse(assignUserSchema, req.body);
-    const ctx = await loadServiceFor(db(), req, id, 'service.admin');
+    const ctx = await serviceOf(req, id, 'service.admin');
     const user = await findTenantUser(db(), ctx.tenantId, { id: input.userId });
     if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
-    const row = await assign(db(), ctx, user.id, input.role);
+    const row = await assign(db(), ctx, user.accountId, input.role);
     return reply.status(201).send({ assignment: presentAssignment(row) });
   });
 
   app.put('/services/:id/users/:userId', async (req) => {
     const p = params(userParams, req.params);
     const input = parse(changeAssignmentSchema, req.body);
-    const ctx = await loadServiceFor(db(), req, p.id, 'service.admin');
+    const ctx = await serviceOf(req, p.id, 'service.admin');
     const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
     if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
     const row = await changeRole(db(), ctx, current, input.role);
@@ -89,7 +86,7 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
 
   app.delete('/services/:id/users/:userId', async (req, reply) => {
     const p = params(userParams, req.params);
-    const ctx = await loadServiceFor(db(), req, p.id, 'service.admin');
+    const ctx = await serviceOf(req, p.id, 'service.admin');
     const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
     if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
     await removeAssignment(db(), ctx, current);
@@ -100,26 +97,17 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
   app.post('/services/:id/users/new', async (req: FastifyRequest, reply) => {
     const { id } = params(serviceParams, req.params);
     const input = parse(createServiceUserSchema, req.body);
-    const ctx = await loadServiceFor(db(), req, id, 'service.admin');
-    if (await findUserByEmail(db(), input.email)) throw conflict(M.emailTaken);
-    const passwordHash = input.password ? await hashPassword(input.password) : null;
-    const result = await db().transaction(async (tx) => {
-      const [user] = await tx
-        .insert(users)
-        .values({ email: input.email, name: input.name, role: input.role, tenantId: ctx.tenantId, passwordHash })
-        .onConflictDoNothing()
-        .returning();
-      if (!user) throw conflict(M.emailTaken);
-      await tx.insert(tenantMemberships).values({ userId: user.id, tenantId: ctx.tenantId });
-      await writeAudit(tx, ctx.actor, {
-        tenantId: ctx.tenantId,
-        action: 'user.create',
-        targetType: 'user',
-        targetId: user.id,
-        details: { email: user.email, role: user.role, serviceId: ctx.service.id },
-      });
-      const assignment = input.assign ? await assign(tx, ctx, user.id, input.role) : null;
-      return { user, assignment };
+    const ctx = await serviceOf(req, id, 'service.admin');
+    // Creating a user of the tenant is a tenant right, which no service assignment gives.
+    requireTenant(ctx.actor, 'tenant.users');
+    // The same command as Tenant Settings: an account outside the tenant is invited (decision 0110).
+    const result = await createUser(db(), {
+      actor: ctx.actor,
+      scope: creatorScope(ctx.actor),
+      tenant: scope(req).tenant,
+      input,
+      asInvitation: true,
+      service: { row: ctx.service, assign: input.assign },
     });
     return reply.status(201).send({
       user: presentTenantUser(result.user),

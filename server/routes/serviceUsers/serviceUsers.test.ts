@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { M } from '../../../common/messages';
 import { SETTINGS_MESSAGES } from '../../../common/schemas/settings';
-import { auditLog, tenantMemberships, users } from '../../db/schema';
+import { auditLog, serviceRoleAssignments, tenantMemberships, users } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createService, createUser, createWorld, signIn, type World } from '../../test/factories';
 
@@ -34,14 +34,14 @@ describe('GET /api/services/:id/settings-data', () => {
     expect(body.users.map((u: { id: string }) => u.id)).not.toContain(w.users.otherAdmin.id);
     expect(body.users[0]).not.toHaveProperty('passwordHash');
     expect(body.assignments).toEqual([expect.objectContaining({ user_id: w.users.reader.id, user_email: w.users.reader.email, role: 'editor' })]);
-    expect(body.permissions).toEqual({ settings: true, admin: true, hard_delete: false });
+    expect(body.permissions).toMatchObject({ canManageSettings: true, canAdmin: true, canManageUsers: true, canMove: true, canHardDelete: false });
   });
 
   it('gives an editor no users or assignments', async () => {
     const s = await createService(t.db, w.tenant.id);
     const res = await call(t.app, 'GET', `/api/services/${s.id}/settings-data`, as(w.tokens.editor));
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ users: [], assignments: [], permissions: { admin: false } });
+    expect(res.json()).toMatchObject({ users: [], assignments: [], permissions: { canManageSettings: true, canAdmin: false, canManageUsers: false } });
   });
 
   it('answers 401, 403 to a reader and 404 to another tenant', async () => {
@@ -133,7 +133,8 @@ describe('POST /api/services/:id/users/new', () => {
     expect(row!.tenantId).toBe(w.tenant.id);
     expect(row!.passwordHash).toMatch(/^scrypt\$/);
     expect(await t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, row!.id))).toHaveLength(1);
-    expect(await audits('user.create', row!.id)).toHaveLength(1);
+    expect(await audits('user.invite', body.user.id)).toMatchObject([{ details: { email, name: 'New Person', role: 'editor', serviceId: s.id } }]);
+    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, row!.id))).toMatchObject([{ serviceId: s.id, role: 'editor' }]);
     expect(await signIn(t.app, email, 'secret1')).toEqual(expect.any(String));
   });
 
@@ -166,5 +167,74 @@ describe('POST /api/services/:id/users/new', () => {
     expect((await call(t.app, 'POST', url, { body })).statusCode).toBe(401);
     expect((await call(t.app, 'POST', url, { ...as(w.tokens.editor), body })).statusCode).toBe(403);
     expect((await call(t.app, 'POST', url, { ...as(w.tokens.otherAdmin, w.other.slug), body })).statusCode).toBe(404);
+  });
+});
+
+describe('POST /api/services/:id/users/new with the address of an account outside the tenant (decision 0110)', () => {
+  const kinds = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v]));
+  const assignmentsOf = async (serviceId: string) =>
+    (await call(t.app, 'GET', `/api/services/${serviceId}/users`, as(w.tokens.admin))).json().assignments as { user_id: string; role: string; user_email: string }[];
+
+  it('answers as for a new address and assigns at once, the entered name shown; the assignment takes effect on acceptance', async () => {
+    const s = await createService(t.db, w.tenant.id);
+    const stranger = await createUser(t.db, w.other.id, { role: 'reader', name: 'Own Name' });
+    const [before] = await t.db.select().from(users).where(eq(users.id, stranger.id));
+    const fresh = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, { ...as(w.tokens.admin), body: { email: `fresh-${Date.now()}@example.com`, name: 'Fresh', role: 'editor' } });
+    const invited = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, {
+      ...as(w.tokens.admin),
+      body: { email: stranger.email, name: 'Entered', role: 'editor', password: 'typed-1' },
+    });
+    expect(fresh.statusCode).toBe(201);
+    expect(invited.statusCode).toBe(201);
+    const body = invited.json();
+    expect(kinds(body)).toEqual(kinds(fresh.json()));
+    expect(kinds(body.user)).toEqual(kinds(fresh.json().user));
+    expect(kinds(body.assignment)).toEqual(kinds(fresh.json().assignment));
+    expect(body.user).toEqual({ id: expect.any(String), name: 'Entered', email: stranger.email, role: 'editor' });
+    expect(body.assignment).toMatchObject({ service_id: s.id, user_id: body.user.id, user_email: stranger.email, user_name: 'Entered', role: 'editor' });
+    expect(body.assignment.id).not.toBe(body.user.id);
+
+    // Assigned at once, shown as entered and known by the invitation's id, never the account's.
+    const listed = await assignmentsOf(s.id);
+    expect(listed.find((a) => a.user_email === stranger.email)).toEqual(body.assignment);
+    expect(listed.map((a) => a.user_id)).not.toContain(stranger.id);
+    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, stranger.id))).toMatchObject([{ serviceId: s.id, role: 'editor' }]);
+    const picker = (await call(t.app, 'GET', `/api/services/${s.id}/settings-data`, as(w.tokens.admin))).json().users as { id: string }[];
+    expect(picker.map((u) => u.id)).not.toContain(stranger.id);
+    expect(picker).toContainEqual(body.user);
+    const [unchanged] = await t.db.select().from(users).where(eq(users.id, stranger.id));
+    expect(unchanged).toEqual(before);
+    expect(await audits('user.invite', body.user.id)).toMatchObject([{ details: { serviceId: s.id, role: 'editor', name: 'Entered' } }]);
+
+    const token = await signIn(t.app, stranger.email);
+    // The assignment grants nothing before the invitation is accepted.
+    expect((await call(t.app, 'GET', `/api/services/${s.id}`, { token, tenant: w.tenant.slug })).statusCode).toBe(403);
+    const [invitation] = (await call(t.app, 'GET', '/api/auth/me', { token })).json().invitations;
+    expect((await call(t.app, 'POST', `/api/invitations/${invitation.id}/accept`, { token })).statusCode).toBe(200);
+    expect((await assignmentsOf(s.id)).find((a) => a.user_id === stranger.id)).toMatchObject({ role: 'editor', user_name: 'Own Name' });
+    const [after] = await t.db.select().from(users).where(eq(users.id, stranger.id));
+    expect(after.role).toBe('reader');
+  });
+
+  it('with assign off answers assignment null and assigns nothing on acceptance either', async () => {
+    const s = await createService(t.db, w.tenant.id);
+    const stranger = await createUser(t.db, w.other.id);
+    const res = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, { ...as(w.tokens.admin), body: { email: stranger.email, name: 'Solo', assign: false } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ user: { role: 'reader', name: 'Solo' }, assignment: null });
+    const token = await signIn(t.app, stranger.email);
+    const [invitation] = (await call(t.app, 'GET', '/api/auth/me', { token })).json().invitations;
+    expect((await call(t.app, 'POST', `/api/invitations/${invitation.id}/accept`, { token })).statusCode).toBe(200);
+    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, stranger.id))).toEqual([]);
+    expect(await t.db.select().from(tenantMemberships).where(and(eq(tenantMemberships.userId, stranger.id), eq(tenantMemberships.tenantId, w.tenant.id)))).toHaveLength(1);
+  });
+
+  it('keeps the 409 for a super admin', async () => {
+    const s = await createService(t.db, w.tenant.id);
+    const stranger = await createUser(t.db, w.other.id);
+    const res = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, { ...as(w.tokens.superAdmin), body: { email: stranger.email, name: 'X' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toBe(M.emailTaken);
   });
 });

@@ -22,6 +22,7 @@ import {
   impersonations,
   quickTemplates,
   snapshots,
+  tenantInvitations,
   tenantMemberships,
   tenants,
   users,
@@ -146,6 +147,8 @@ async function populate(tenantId: string, superAdminId: string) {
   await assignServiceRole(t.db, tenantId, service.id, member.id, 'admin');
   await t.db.insert(impersonations).values({ superAdminId, impersonatedUserId: member.id, tenantId, tokenJti: `jti-${tenantId}`, expiresAt: new Date(Date.now() + 60_000) });
   await t.db.insert(auditLog).values({ tenantId, action: 'service.create' });
+  const outsider = await createUser(t.db, w.tenant.id);
+  await t.db.insert(tenantInvitations).values({ tenantId, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', serviceId: service.id, invitedBy: member.id });
   return { service, member };
 }
 

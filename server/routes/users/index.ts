@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
 import { ADMIN_MESSAGES, createTenantUserSchema, idParamSchema } from '../../../common/schemas/users';
-import { conflict, forbidden, invalid, notFound } from '../../errors';
-import { hashPassword } from '../../auth/passwords';
-import { deleteUser, findAnyUser, findTenantUser, insertUser, listTenantUsers, removeFromTenant } from '../../db/queries/admin';
+import { forbidden, invalid, notFound } from '../../errors';
+import { deleteUser, findTenantUser, listTenantUsers, removeFromTenant } from '../../db/queries/admin';
+import { findInvitationOf, findTenantInvitation, listTenantInvitations } from '../../db/queries/invitations';
+import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
-import { authorize } from '../../policies';
+import { requireTenant } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
+import { createUser, creatorScope, invitationAsUser } from '../../commands/createUser';
+import { withdrawInvitation } from '../../commands/invitations';
 
 /**
  * The users of the current tenant (Tenant Settings). Deleting removes the user from this tenant;
@@ -19,35 +22,44 @@ export default async function userRoutes(app: FastifyInstance) {
 
   app.get('/users', async (req) => {
     const { actor, tenantId } = scope(req);
-    authorize(actor, 'tenant.users', { tenantId });
-    const users = await listTenantUsers(db(), tenantId);
-    return { users: users.map((u) => presentUser(u, u.tenantName)) };
+    requireTenant(actor, 'tenant.users');
+    const [members, invitations] = await Promise.all([listTenantUsers(db(), tenantId), listTenantInvitations(db(), tenantId)]);
+    // A person with a pending invitation is listed as the invitation, with what the admin entered,
+    // whether the account is outside the tenant or was created here and has not signed in yet.
+    const pending = new Set(invitations.map((i) => i.userId));
+    const rows = [
+      ...members.filter((u) => !pending.has(u.id)).map((u) => presentTenantListUser(u, false)),
+      ...invitations.map((i) => presentTenantListUser(invitationAsUser(i, scope(req).tenant), true)),
+    ];
+    rows.sort((a, b) => a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
+    return { users: rows };
   });
 
   app.post('/users', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    authorize(actor, 'tenant.users', { tenantId });
+    requireTenant(actor, 'tenant.users');
     const input = parse(createTenantUserSchema, req.body);
-    const passwordHash = input.password ? await hashPassword(input.password) : null;
-    const created = await db().transaction(async (tx) => {
-      const row = await insertUser(tx, { email: input.email, name: input.name, role: input.role, tenantId, passwordHash });
-      if (!row) throw conflict(M.emailTaken);
-      await writeAudit(tx, actor, { tenantId, action: 'user.create', targetType: 'user', targetId: row.id, details: { email: row.email, role: row.role } });
-      return row;
-    });
-    const user = (await findAnyUser(db(), created.id))!;
+    // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
+    const { user } = await createUser(db(), { actor, scope: creatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
     return reply.status(201).send({ user: presentUser(user, user.tenantName) });
   });
 
   app.delete('/users/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    authorize(actor, 'tenant.users', { tenantId });
+    requireTenant(actor, 'tenant.users');
     const parsed = idParamSchema.safeParse(req.params);
     if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
     const id = parsed.data.id;
     if (id === actor.user.id) throw invalid(M.cannotDeleteOwnAccount);
+    // The list gives a pending invitation's id: deleting it withdraws the invitation.
+    const invitation = await findTenantInvitation(db(), tenantId, id);
+    if (invitation) {
+      await withdrawInvitation(db(), actor, invitation);
+      return reply.status(204).send();
+    }
     const user = await findTenantUser(db(), tenantId, id);
-    if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
+    // A pending invitee is known by the invitation's id only, as the list shows it.
+    if (!user || (await findInvitationOf(db(), tenantId, id))) throw notFound(ADMIN_MESSAGES.userNotFound);
     if (user.superAdmin) throw forbidden(M.cannotDeleteSuperAdmin);
     const wholeAccount = user.tenantId === tenantId;
     await db().transaction(async (tx) => {

@@ -19,6 +19,7 @@ import {
   serviceRoleAssignments,
   services,
   snapshots,
+  tenantInvitations,
   tenantMemberships,
 } from '../../db/schema';
 import { APP_ROLE, NO_SCOPE, tenantScope, withScope } from '../../db/scope';
@@ -54,6 +55,7 @@ const TENANT_OWNED: Table[] = [
   auditLog,
   tenantMemberships,
   impersonations,
+  tenantInvitations,
 ];
 /** A person is one identity across tenants (memberships say where they work), so users is global. */
 const GLOBAL_WITH_TENANT_COLUMN = ['users'];
@@ -90,6 +92,8 @@ async function seedTenant(i: number) {
   await assignServiceRole(db, tenant.id, service.id, admin.id, 'editor');
   await db.insert(auditLog).values({ tenantId: tenant.id, actorId: admin.id, action: 'service.create' });
   await db.insert(impersonations).values({ superAdminId: sa.id, impersonatedUserId: admin.id, tenantId: tenant.id, tokenJti: `jti-${i}`, expiresAt: new Date(Date.now() + 60_000) });
+  const outsider = await createUser(db, (await createTenant(db)).id);
+  await db.insert(tenantInvitations).values({ tenantId: tenant.id, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', invitedBy: admin.id });
   tenantIds.push(tenant.id);
   slugs.push(tenant.slug);
   return admin;

@@ -4,6 +4,7 @@ import { notifications } from '@mantine/notifications';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
+import { NO_SERVICE_PERMISSIONS } from '../../../common/permissions';
 import { NOTIFICATION_AUTOCLOSE_MS } from '../../../common/limits';
 import { htmlToText } from '../../../common/richText';
 import { messageOf } from '../../api/client';
@@ -15,6 +16,7 @@ import { TenantFooter } from '../../components/TenantFooter';
 import { useSession } from '../../session/SessionProvider';
 import { CreateServiceModal } from './CreateServiceModal';
 import { ImportServiceButton } from './ImportServiceButton';
+import { InvitationNotices } from './InvitationNotices';
 import { ServiceCollection } from './ServiceCollection';
 import type { ServiceActions } from './ServiceActionsMenu';
 
@@ -34,9 +36,8 @@ type Pending = { kind: 'archive' | 'hardDelete'; service: Service } | null;
 export function DashboardPage() {
   const { user, tenant } = useSession();
   const navigate = useNavigate();
-  // The server decides what each person may do; the page only hides what they may not.
-  const isSuperAdmin = Boolean(user?.super_admin && !user.impersonating);
-  const canAdmin = user?.role === 'admin' || isSuperAdmin;
+  // The server decides what each person may do and says so; the page only hides what they may not.
+  const rights = user?.permissions;
 
   const [search, setSearch] = useState('');
   const [showArchived, setShowArchived] = useState(false);
@@ -44,7 +45,7 @@ export function DashboardPage() {
   const [creating, setCreating] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
 
-  const services = useServices(canAdmin && showArchived);
+  const services = useServices(Boolean(rights?.canShowArchived) && showArchived);
   const archive = useArchiveService();
   const unarchive = useUnarchiveService();
   const hardDelete = useHardDeleteService();
@@ -55,7 +56,7 @@ export function DashboardPage() {
 
   const visible = useMemo(() => {
     const q = search.trim().toLowerCase();
-    const all = services.data ?? [];
+    const all = services.data?.services ?? [];
     if (!q) return all;
     return all.filter((s) => [s.name, s.slug, htmlToText(s.description), s.service_owner].some((text) => text.toLowerCase().includes(q)));
   }, [services.data, search]);
@@ -64,15 +65,16 @@ export function DashboardPage() {
     (service: Service) => unarchive.mutate(service.id, { onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)) }),
     [unarchive],
   );
+  const listPermissions = services.data?.permissions;
   const actions: ServiceActions = useMemo(
     () => ({
-      canAdmin,
-      canHardDelete: isSuperAdmin,
+      anyActions: Boolean(listPermissions?.default.canAdmin || Object.values(listPermissions?.services ?? {}).some((p) => p.canAdmin)),
+      permissionsOf: (service) => listPermissions?.services[service.id] ?? listPermissions?.default ?? NO_SERVICE_PERMISSIONS,
       onArchive: (service) => setPending({ kind: 'archive', service }),
       onUnarchive,
       onHardDelete: (service) => setPending({ kind: 'hardDelete', service }),
     }),
-    [canAdmin, isSuperAdmin, onUnarchive],
+    [listPermissions, onUnarchive],
   );
 
   const confirmPending = () => {
@@ -92,6 +94,7 @@ export function DashboardPage() {
   return (
     <AppLayout header={<PageHeader title={tenant?.name ?? 'Services'} />} footer={<TenantFooter />}>
       <Stack gap="lg">
+        <InvitationNotices onError={notifyError} />
         <Group justify="space-between" align="flex-end" wrap="wrap" gap="md">
           <Group align="center" wrap="wrap" gap="md">
             <TextInput
@@ -101,7 +104,7 @@ export function DashboardPage() {
               onChange={(e) => setSearch(e.currentTarget.value)}
               w={320}
             />
-            {canAdmin ? (
+            {rights?.canShowArchived ? (
               <Checkbox label="Show Archived" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} />
             ) : null}
             <SegmentedControl
@@ -114,7 +117,7 @@ export function DashboardPage() {
               ]}
             />
           </Group>
-          {canAdmin ? (
+          {rights?.canCreateServices ? (
             <Group gap="sm">
               <ImportServiceButton />
               <Button onClick={() => setCreating(true)}>+ New Service</Button>

@@ -1,10 +1,9 @@
-import { Button, Group, Paper, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Paper, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
-import { useCreateTenantUser, useDeleteTenantUser, useTenantUsers } from '../../api/users';
-import type { AdminUser } from '../../api/admin';
+import { useCreateTenantUser, useDeleteTenantUser, useTenantUsers, type TenantUser } from '../../api/users';
 import { AppLayout } from '../../components/AppLayout';
 import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
@@ -23,9 +22,9 @@ export default function TenantSettingsPage() {
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [adding, setAdding] = useState(false);
-  const [deleting, setDeleting] = useState<AdminUser | null>(null);
+  const [deleting, setDeleting] = useState<TenantUser | null>(null);
 
-  const askDelete = (target: AdminUser) => {
+  const askDelete = (target: TenantUser) => {
     setMessage(null);
     if (target.id === user?.id) return setMessage(M.cannotDeleteOwnAccount);
     setDeleting(target);
@@ -69,7 +68,14 @@ export default function TenantSettingsPage() {
             <Table.Tbody>
               {(users.data ?? []).map((u) => (
                 <Table.Tr key={u.id}>
-                  <Table.Td>{u.name}</Table.Td>
+                  <Table.Td>
+                    {u.name}
+                    {u.invitation ? (
+                      <Badge ml="xs" size="sm" color="blue.9" title="Invited: joins when they first sign in or accept">
+                        Invited
+                      </Badge>
+                    ) : null}
+                  </Table.Td>
                   <Table.Td>{u.email}</Table.Td>
                   <Table.Td>{u.super_admin ? 'Super Admin' : roleLabel(u.role)}</Table.Td>
                   <Table.Td>{u.auth_provider === 'entra' ? 'Entra' : 'Local'}</Table.Td>
@@ -100,7 +106,11 @@ export default function TenantSettingsPage() {
       <ConfirmModal
         opened={deleting !== null}
         title="Delete User"
-        message={`Delete ${deleting?.name ?? ''} (${deleting?.email ?? ''}) from this tenant? ${M.cannotBeUndone}.`}
+        message={
+          deleting?.invitation
+            ? `Withdraw the invitation of ${deleting.name} (${deleting.email})?`
+            : `Delete ${deleting?.name ?? ''} (${deleting?.email ?? ''}) from this tenant? ${M.cannotBeUndone}.`
+        }
         confirmLabel="Delete"
         onClose={() => setDeleting(null)}
         onConfirm={async () => {
