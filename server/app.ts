@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from './config';
 import type { Database } from './db';
 import { TokenService } from './auth/tokens';
-import { LoginLimiter } from './auth/loginLimiter';
 import { errorsPlugin } from './plugins/errors';
 import { securityPlugin } from './plugins/security';
 import { sessionPlugin } from './plugins/session';
@@ -14,7 +13,7 @@ import { tenantPlugin } from './plugins/tenant';
 import { spaPlugin } from './plugins/spa';
 import { HotReads, serverTiming } from './plugins/hotReads';
 import { AvailabilityChanges } from './routes/services/fullParts';
-import { sharedRateLimitStore } from './plugins/rateLimit';
+import { createLimits } from './plugins/sharedLimits';
 import { registerRoutes } from './routes';
 import { M } from '../common/messages';
 import { AppError } from './errors';
@@ -114,7 +113,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));
-  app.decorate('loginLimiter', new LoginLimiter(config.LOGIN_MAX_FAILURES_PER_ACCOUNT, config.LOGIN_MAX_FAILURES_PER_ADDRESS));
+  const limits = await createLimits(config, options.database, RATE_WINDOW_MS, () => app.log);
+  app.addHook('onClose', () => limits.close());
+  app.decorate('loginLimiter', limits.loginThrottle);
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     if (req.url.startsWith('/api/')) {
@@ -128,11 +129,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(securityPlugin);
   await app.register(sessionPlugin);
   await app.register(tenantPlugin);
-  if (config.API_RATE_LIMIT > 0) {
-    const limiter = sharedRateLimitStore(config.API_RATE_LIMIT, RATE_WINDOW_MS);
-    hotReads.limit = limiter.take;
+  if (limits.api) {
+    hotReads.limit = limits.api.take;
     await app.register(rateLimit, {
-      store: limiter.Store,
+      store: limits.api.Store,
+      // Redis away: calls go on unlimited rather than all failing (sign-ins still fail closed).
+      skipOnError: limits.kind === 'redis',
       global: true,
       hook: 'preHandler',
       max: config.API_RATE_LIMIT,

@@ -23,9 +23,19 @@ const envSchema = z.object({
   ENTRA_ISSUER: z.string().url().optional(),
   ENTRA_DEFAULT_TENANT: z.string().min(1).optional(),
   ENTRA_DEFAULT_ROLE: z.enum(ROLES).default('reader'),
-  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins per account from one address per 15 minutes; more would make guessing cheap. */
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10).default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
+  /** Failed sign-ins of one account across addresses per 15 minutes that cut each address to one. */
+  LOGIN_ACCOUNT_GUARD_FAILURES: z.coerce.number().int().min(1).default(100),
+  /** false turns sign-in throttling off: only for the security scan and suites that sign in thousands of times. */
+  LOGIN_THROTTLE: boolFlag.default(true),
   API_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  /** With DATABASE_URL: sign-in failures and API calls are counted in this Redis instead of the database. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
   /** How long a session, tenant or service read may be reused while this process wrote nothing it came from. */
   CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(2000),
   SEED_DEMO: boolFlag.default(true),
@@ -35,6 +45,16 @@ const envSchema = z.object({
   TRUST_PROXY: boolFlag.default(false),
   /** Folder of the built web app (default dist/web). */
   WEB_ROOT: z.string().min(1).optional(),
+}).superRefine((e, ctx) => {
+  // Under guard every address gets one failure for the account; a low threshold would let a handful
+  // of addresses put any account there and slow its owner's typing mistakes.
+  if (e.LOGIN_ACCOUNT_GUARD_FAILURES < 10 * e.LOGIN_MAX_FAILURES_PER_ACCOUNT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['LOGIN_ACCOUNT_GUARD_FAILURES'],
+      message: `must be at least 10 times LOGIN_MAX_FAILURES_PER_ACCOUNT (${10 * e.LOGIN_MAX_FAILURES_PER_ACCOUNT})`,
+    });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -2,17 +2,29 @@ import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError, openDatabase } from './db';
 import { buildApp } from './app';
-import { resolveJwtSecret } from './auth/secrets';
+import { resolveJwtSecret, sharedJwtSecret, storedJwtSecret } from './auth/secrets';
 import { bootstrap } from './commands/bootstrap';
 
 async function main() {
   const config = loadConfig();
   const dataDir = resolve(config.DATA_DIR);
   const database = await openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir });
+  // First-start work, one process at a time on a shared database: every process must end up with
+  // the same signing secret, and the super admin, first tenant and Demo service are created once.
+  const { jwtSecret, seeded } = await database.exclusive(async (owner) => ({
+    jwtSecret:
+      config.JWT_SECRET ??
+      (database.kind === 'postgres' ? await sharedJwtSecret(owner, storedJwtSecret(dataDir)) : resolveJwtSecret(undefined, dataDir)),
+    seeded: await bootstrap(database.db, {
+      adminEmail: config.ADMIN_EMAIL,
+      adminPassword: config.ADMIN_PASSWORD,
+      seedDemo: config.SEED_DEMO,
+    }),
+  }));
   const app = await buildApp({
     config,
     database,
-    jwtSecret: resolveJwtSecret(config.JWT_SECRET, dataDir),
+    jwtSecret,
     webRoot: config.WEB_ROOT ? resolve(config.WEB_ROOT) : undefined,
   });
 
@@ -31,11 +43,6 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-  const seeded = await bootstrap(database.db, {
-    adminEmail: config.ADMIN_EMAIL,
-    adminPassword: config.ADMIN_PASSWORD,
-    seedDemo: config.SEED_DEMO,
-  });
   await app.listen({ port: config.PORT, host: config.HOST });
 
   const lines = [

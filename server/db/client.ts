@@ -19,12 +19,26 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Answers when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Runs `fn` while no other server process on this database runs start-up work: on PostgreSQL it
+   * holds the start-up advisory lock (the one the migrations take) on a connection of its own;
+   * the embedded database serves one process anyway (the data-directory lock). `owner` works as
+   * the connecting role, outside row-level security.
+   */
+  exclusive<T>(fn: (owner: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
 export class DataDirLockedError extends Error {}
+
+/**
+ * The advisory lock key of start-up work on PostgreSQL (migrations, the signing secret, the first
+ * super admin, tenant and Demo service): server processes starting together on one database take
+ * turns. Advisory locks belong to one database, so other databases on the server are not held up.
+ */
+export const START_LOCK_KEY = 7_306_135_201_112n;
 
 /**
  * Only one process may open an embedded data directory: a lock file holds the owner's pid; a lock
@@ -132,9 +146,17 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
   const pool = new pg.default.Pool({ ...where, max: poolSize, connectionTimeoutMillis: kind === 'pglite' ? 0 : 5000 });
   // An idle client losing its connection (a database restart) must not crash the process.
   pool.on('error', () => {});
+  // PGlite serves one session (one pooled connection): a connection held for a lock would leave
+  // none for the work under it, and its data-directory lock already makes the process alone.
+  const exclusive = async <T>(fn: (owner: Db) => Promise<T>): Promise<T> =>
+    kind === 'pglite'
+      ? await fn(drizzle({ client: new OwnerPool(pool) as unknown as Pool, schema }) as unknown as Db)
+      : await underStartLock(pool, (client) => fn(drizzle({ client, schema }) as unknown as Db));
   try {
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    await migrate(drizzle({ client: pool }), { migrationsFolder: MIGRATIONS_FOLDER });
+    // Processes starting together on an empty or older database would otherwise all run the same
+    // migrations at once, and all but one fail on the objects the first creates.
+    await exclusive((owner) => migrate(owner as Parameters<typeof migrate>[0], { migrationsFolder: MIGRATIONS_FOLDER }));
   } catch (err) {
     await pool.end();
     throw err;
@@ -146,15 +168,76 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
     ping: async () => {
       await pool.query('select 1');
     },
+    exclusive,
     close: async () => {
       await pool.end();
     },
   };
 }
 
+/**
+ * Runs `fn` on one connection holding the start-up advisory lock, waiting for it as long as another
+ * process holds it. A process that dies while holding it loses its connection, and with it the lock.
+ */
+async function underStartLock<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await asOwner(client);
+    await client.query('select pg_advisory_lock($1)', [START_LOCK_KEY.toString()]);
+    try {
+      return await fn(client);
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [START_LOCK_KEY.toString()]);
+    }
+  } catch (err) {
+    // A connection that failed mid-way may still hold the lock: dropping it releases the lock.
+    broken = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
 const APPLIED = Symbol('catalog.scope');
 const WRITES = Symbol('catalog.writes');
 type ScopedClient = PoolClient & { [APPLIED]?: string; [WRITES]?: Set<string> };
+
+/**
+ * Makes a connection work as the connecting (owner) role again, for start-up work: one the
+ * application's pool switched to its role is switched back, and marked so that the application's
+ * pool switches it again at its next checkout.
+ */
+async function asOwner(client: ScopedClient): Promise<void> {
+  if (client[APPLIED] === undefined) return;
+  client[APPLIED] = undefined;
+  await client.query('reset role');
+}
+
+/** The pool of start-up work on the embedded database: its connections work as the owner role. */
+class OwnerPool {
+  constructor(private readonly pool: Pool) {}
+
+  async connect(): Promise<PoolClient> {
+    const client = await this.pool.connect();
+    try {
+      await asOwner(client);
+    } catch (err) {
+      client.release(err as Error);
+      throw err;
+    }
+    return client;
+  }
+
+  async query(config: string | QueryConfig, values?: unknown[]) {
+    const client = await this.connect();
+    try {
+      return await client.query(config as QueryConfig, values);
+    } finally {
+      client.release();
+    }
+  }
+}
 
 /**
  * Notes the tables each statement of a connection may write, and raises their write stamps when the

@@ -1,2 +1,4 @@
 export * from './tenancy';
 export * from './catalog';
+export * from './invitations';
+export * from './shared';
