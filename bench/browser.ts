@@ -64,9 +64,10 @@ function chromiumPath(): string | undefined {
 }
 
 /** The search terms and the titles each must leave in the table, in order (the page's own rules). */
-function searchCases(categories: Category[], aspects: Aspect[]): { term: string; titles: string[] }[] {
-  const catalog = groupCatalog(categories, aspects);
-  const titles = (term: string) => filterCatalog(catalog, term).flatMap((g) => g.aspects.map((a) => a.title));
+function searchCases(categories: Category[], aspects: Aspect[], timeline: string[]): { term: string; titles: string[] }[] {
+  const catalog = groupCatalog(categories, aspects, timeline);
+  // The roadmap, where the search runs, shows every quarter of the timeline.
+  const titles = (term: string) => filterCatalog(catalog, term, timeline).flatMap((g) => g.aspects.map((a) => a.title));
   // A narrow title match, a wide description match, a category match, no match, then cleared.
   const terms = ['aspect 42:', 'aspect 1', 'category 7', 'no aspect is called this', ''];
   const cases = terms.map((term) => ({ term, titles: titles(term) }));
@@ -248,7 +249,7 @@ async function loginJavaScript(browser: Browser, client: Client): Promise<{ file
 export async function measureRuns(client: Client, serviceId: string, runCount: number, log: (line: string) => void): Promise<{ figures: Figure[]; notes: string[] }> {
   const full = (await client.json('GET', `/api/services/${serviceId}/full`)).body;
   const aspects: Aspect[] = full.resolved_data.aspects;
-  const cases = searchCases(full.categories, aspects);
+  const cases = searchCases(full.categories, aspects, full.resolved_data.timeline);
   const browser = await chromium.launch({ headless: true, executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   try {
     const runs: Run[] = [];

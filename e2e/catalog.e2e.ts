@@ -43,10 +43,13 @@ test.describe('Catalog', () => {
     await page.keyboard.type('Works with ');
     await aspectDialog.getByRole('button', { name: 'Bold' }).click();
     await page.keyboard.type('every provider');
-    await expect(aspectDialog.getByLabel('Public (visible in public snapshots)')).toBeChecked();
+    // A new aspect starts private: this one is made public by ticking the box.
+    await expect(aspectDialog.getByLabel('Public (visible in public snapshots)')).not.toBeChecked();
+    await aspectDialog.getByLabel('Public (visible in public snapshots)').check();
     await aspectDialog.getByRole('button', { name: 'Create Aspect' }).click();
     await expect(aspectDialog).toBeHidden();
     await expect(row(page, 'Single sign-on').locator('strong')).toHaveText('every provider');
+    await expect(row(page, 'Single sign-on').getByText('Private')).toHaveCount(0);
 
     // A private aspect through the toolbar's '+ Aspect': the category must be chosen.
     await page.getByRole('button', { name: '+ Aspect', exact: true }).click();
@@ -55,7 +58,8 @@ test.describe('Catalog', () => {
     await expect(aspectDialog.getByText('Category is required')).toBeVisible();
     await aspectDialog.getByRole('combobox', { name: 'Category' }).click();
     await page.getByRole('option', { name: 'Core Features' }).click();
-    await aspectDialog.getByLabel('Public (visible in public snapshots)').uncheck();
+    // Left as it opens, the box keeps the aspect private.
+    await expect(aspectDialog.getByLabel('Public (visible in public snapshots)')).not.toBeChecked();
     await aspectDialog.getByRole('button', { name: 'Create Aspect' }).click();
     await expect(aspectDialog).toBeHidden();
     await expect(row(page, 'Internal audit').getByText('Private')).toBeVisible();

@@ -57,7 +57,8 @@ export const createAspectSchema = z.object({
   categoryId: z.uuid({ error: M.aspectCategoryRequired }),
   title: requiredString(M.aspectTitleRequired, MAX_NAME_LENGTH),
   description: richText,
-  isPublic: isPublic.optional().default(true),
+  // A new aspect starts private: it reaches public snapshots only when someone says so.
+  isPublic: isPublic.optional().default(false),
 });
 export type CreateAspectInput = z.infer<typeof createAspectSchema>;
 

@@ -62,7 +62,8 @@ export async function seedDemoService(db: Executor, tenantId: string, changedBy:
       tenantId,
       name: 'Demo',
       slug: 'demo',
-      description: '<p>An example service showing how a roadmap is planned quarter by quarter.</p>',
+      // A service description is plain text (docs/decisions/0113-plain-service-descriptions.md).
+      description: 'An example service showing how a roadmap is planned quarter by quarter.',
       serviceOwner: changedBy,
       subscriptionModel: 'Included for every department; premium support on request.',
       timeline,

@@ -7,7 +7,7 @@ import { groupLayout, groupRange, useRowWindow, windowRowAttributes } from './us
 
 interface Props {
   groups: CatalogGroup[];
-  /** The quarter shown: this calendar quarter if the timeline has it, else its first entry. */
+  /** The quarter shown: the one chosen, else this calendar quarter if the timeline has it, else its first entry. */
   bucket: string | undefined;
   searching: boolean;
   emptyText: string;
@@ -22,7 +22,15 @@ const CurrentRow = memo(function CurrentRow({ aspect, index, ariaRow, bucket }: 
           <span className="roadmap-title">{aspect.title}</span>
           {aspect.is_public ? null : <span className="roadmap-private-badge">Private</span>}
         </div>
-        <div className="current-availability">{value ? `Availability: ${value}` : 'Not specified'}</div>
+        {/* The availability is what this view is for: it stands out above everything else in the row. */}
+        {value ? (
+          <div className="current-availability">
+            <span className="current-availability-label">Availability: </span>
+            <span className="current-availability-value">{value}</span>
+          </div>
+        ) : (
+          <div className="current-availability current-availability-none">Not specified</div>
+        )}
       </th>
       <td className="roadmap-description-cell">
         <SafeHtml html={aspect.description} />
@@ -70,7 +78,7 @@ const CurrentGroup = memo(function CurrentGroup({ group, bucket, offset, ariaRow
 
 /**
  * The current view: Aspect and Description grouped by category, with each aspect's availability
- * this quarter. Only the rows near the viewport are in the page (useRowWindow).
+ * in the quarter shown. Only the rows near the viewport are in the page (useRowWindow).
  */
 export const CatalogCurrentTable = memo(function CatalogCurrentTable({ groups, bucket, searching, emptyText }: Props) {
   const { offsets, keys, ariaRowCount, ariaRows } = useMemo(() => groupLayout(groups), [groups]);

@@ -2,13 +2,12 @@ import { Avatar, Box, Button, Group, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useSession } from '../session/SessionProvider';
 import { TenantSwitcher } from './TenantSwitcher';
-import { SafeHtml } from './SafeHtml';
 
 interface Props {
   title: string;
   /** An image URL (data URL) shown before the title. */
   icon?: string | null;
-  /** Rich text, rendered as sanitised HTML. */
+  /** Plain text (a service's description); line breaks are kept. */
   description?: string | null;
   /** Controls placed before the user block (for example a back button). */
   leading?: ReactNode;
@@ -27,7 +26,7 @@ export function PageHeader({ title, icon, description, leading }: Props) {
             <Title order={1} size="h2" className="page-title">
               {title}
             </Title>
-            {description ? <SafeHtml html={description} className="page-description" /> : null}
+            {description ? <Text className="page-description">{description}</Text> : null}
           </Stack>
         </Group>
         {user ? (

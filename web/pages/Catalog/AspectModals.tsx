@@ -63,7 +63,7 @@ interface CreateProps {
 /** Mounted afresh each time the modal opens, so every opening starts from an empty form. */
 function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }: CreateProps) {
   const [categoryId, setCategoryId] = useState<string | null>(initialCategoryId || null);
-  const [form, setForm] = useState<AspectForm>({ title: '', description: '', isPublic: true });
+  const [form, setForm] = useState<AspectForm>({ title: '', description: '', isPublic: false });
   const [errors, setErrors] = useState<{ category?: string; title?: string }>({});
   const { error, setError, run } = useModalAction(onClose);
   const create = useCreateAspect(serviceId);

@@ -1,6 +1,7 @@
-import { Alert, Button, Group, Stack, Text, Textarea } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Stack, Text, Textarea } from '@mantine/core';
 import { CatalogModal } from '../../components/CatalogModal';
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
@@ -15,10 +16,12 @@ interface Props {
   serviceId: string;
   target: AvailabilityTarget | null;
   templates: QuickTemplate[];
+  /** Where the service's quick templates are managed; null for those who may not open the settings. */
+  templatesHref: string | null;
   onClose: () => void;
 }
 
-function AvailabilityForm({ serviceId, target, templates, onClose }: Props & { target: AvailabilityTarget }) {
+function AvailabilityForm({ serviceId, target, templates, templatesHref, onClose }: Props & { target: AvailabilityTarget }) {
   const original = target.aspect.availabilities[target.bucket] ?? '';
   const [value, setValue] = useState(original);
   // The stored value this edit is based on; a conflict moves it to what someone else saved.
@@ -89,7 +92,15 @@ function AvailabilityForm({ serviceId, target, templates, onClose }: Props & { t
             </Group>
           ) : (
             <Text size="sm" c="dimmed">
-              No quick templates defined. Add them in Service Settings.
+              No quick templates defined. Add them in{' '}
+              {templatesHref ? (
+                <Anchor component={Link} to={templatesHref} inherit underline="always">
+                  Service Settings
+                </Anchor>
+              ) : (
+                'Service Settings'
+              )}
+              .
             </Text>
           )}
         </Stack>

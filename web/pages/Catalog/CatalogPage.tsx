@@ -1,10 +1,11 @@
-import { Alert, Button, Group, Loader, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, Loader, NativeSelect, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { M } from '../../../common/messages';
 import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { currentBucket } from '../../../common/quarters';
+import { htmlToText } from '../../../common/richText';
 import { messageOf } from '../../api/client';
 import { useFullService, useReorderAspects, type Aspect, type Category } from '../../api/catalog';
 import { AppLayout } from '../../components/AppLayout';
@@ -18,6 +19,16 @@ import { CreateCategoryModal, EditCategoryModal } from './CategoryModals';
 import { filterCatalog, groupCatalog, type SearchableCatalog } from './catalogGroups';
 
 type Mode = 'roadmap' | 'current';
+
+/** The view named in the address (`?view=`), else the default view: the roadmap. */
+const modeOf = (value: string | null): Mode => (value === 'current' ? 'current' : 'roadmap');
+
+/**
+ * The quarter of the current view named in the address (`?quarter=`) if the timeline has it, else
+ * the default: this calendar quarter if the timeline has it, else its first entry.
+ */
+const quarterOf = (value: string | null, timeline: string[]): string | undefined =>
+  value !== null && timeline.includes(value) ? value : currentBucket(timeline);
 
 function CatalogFooter() {
   const { tenant } = useSession();
@@ -34,6 +45,8 @@ interface TablesProps {
   searchInput: string;
   mode: Mode;
   timeline: string[];
+  /** The current view's quarter. */
+  quarter: string | undefined;
   editable: boolean;
   handlers: RoadmapTableHandlers;
   emptyText: string;
@@ -43,14 +56,18 @@ interface TablesProps {
  * The table of the chosen view, filtered by the search once its debounce fires. Only this part
  * renders again then: the page around it (header, toolbar, dialogs) stays as it is.
  */
-const CatalogTables = memo(function CatalogTables({ catalog, searchInput, mode, timeline, editable, handlers, emptyText }: TablesProps) {
+const CatalogTables = memo(function CatalogTables({ catalog, searchInput, mode, timeline, quarter, editable, handlers, emptyText }: TablesProps) {
   const [search] = useDebouncedValue(searchInput, SEARCH_DEBOUNCE_MS);
-  const groups = useMemo(() => filterCatalog(catalog, search), [catalog, search]);
+  // The search matches the availability texts of the quarters the view shows.
+  const groups = useMemo(
+    () => filterCatalog(catalog, search, mode === 'roadmap' ? timeline : quarter ? [quarter] : []),
+    [catalog, search, mode, timeline, quarter],
+  );
   const searching = search.trim() !== '';
   return mode === 'roadmap' ? (
     <RoadmapTable groups={groups} timeline={timeline} editable={editable} searching={searching} handlers={handlers} emptyText={emptyText} />
   ) : (
-    <CatalogCurrentTable groups={groups} bucket={currentBucket(timeline)} searching={searching} emptyText={emptyText} />
+    <CatalogCurrentTable groups={groups} bucket={quarter} searching={searching} emptyText={emptyText} />
   );
 });
 
@@ -65,7 +82,21 @@ export function CatalogPage() {
   const full = useFullService(serviceId);
   const reorder = useReorderAspects(serviceId);
 
-  const [mode, setMode] = useState<Mode>('roadmap');
+  // The view and the current view's quarter live in the address, so a reload or a shared link keeps them.
+  const [address, setAddress] = useSearchParams();
+  const mode = modeOf(address.get('view'));
+  const choose = useCallback(
+    (key: 'view' | 'quarter', value: string) =>
+      setAddress(
+        (prev) => {
+          const next = new URLSearchParams(prev);
+          next.set(key, value);
+          return next;
+        },
+        { replace: true },
+      ),
+    [setAddress],
+  );
   const [searchInput, setSearchInput] = useState('');
   const [pageError, setPageError] = useState<string | null>(null);
   const [creatingCategory, setCreatingCategory] = useState(false);
@@ -80,8 +111,9 @@ export function CatalogPage() {
   }, [full.isError, full.error]);
 
   const data = full.data;
-  const catalog = useMemo(() => (data ? groupCatalog(data.categories, data.resolved_data.aspects) : null), [data]);
   const timeline = data?.resolved_data.timeline ?? data?.service.timeline ?? [];
+  const catalog = useMemo(() => (data ? groupCatalog(data.categories, data.resolved_data.aspects, data.resolved_data.timeline ?? data.service.timeline) : null), [data]);
+  const quarter = quarterOf(address.get('quarter'), timeline);
   const archived = Boolean(data?.service.archived);
   const canEdit = Boolean(data?.permissions.canEdit) && !archived;
   const canOpenSettings = Boolean(data?.permissions.canManageSettings ?? data?.permissions.canEdit);
@@ -130,7 +162,7 @@ export function CatalogPage() {
 
   return (
     <AppLayout
-      header={<PageHeader title={service.name} icon={service.icon_url} description={service.description} leading={backButton} />}
+      header={<PageHeader title={service.name} icon={service.icon_url} description={htmlToText(service.description)} leading={backButton} />}
       footer={<CatalogFooter />}
     >
       <Stack gap="md">
@@ -149,7 +181,7 @@ export function CatalogPage() {
             <SegmentedControl
               aria-label="View mode"
               value={mode}
-              onChange={(v) => setMode(v as Mode)}
+              onChange={(v) => choose('view', modeOf(v))}
               data={[
                 { value: 'roadmap', label: 'Roadmap' },
                 { value: 'current', label: 'Current' },
@@ -175,10 +207,17 @@ export function CatalogPage() {
                 </Button>
               ) : null}
             </Group>
+          ) : quarter ? (
+            <Group gap="xs" wrap="nowrap">
+              <Text component="label" htmlFor="current-quarter" size="sm" fw={600}>
+                Quarter
+              </Text>
+              <NativeSelect id="current-quarter" value={quarter} onChange={(e) => choose('quarter', e.currentTarget.value)} data={timeline} w={130} />
+            </Group>
           ) : null}
         </Group>
 
-        <CatalogTables catalog={catalog} searchInput={searchInput} mode={mode} timeline={timeline} editable={canEdit} handlers={handlers} emptyText={emptyText} />
+        <CatalogTables catalog={catalog} searchInput={searchInput} mode={mode} timeline={timeline} quarter={quarter} editable={canEdit} handlers={handlers} emptyText={emptyText} />
       </Stack>
 
       {canEdit ? (
@@ -187,7 +226,13 @@ export function CatalogPage() {
           <CreateAspectModal serviceId={service.id} categories={orderedCategories} initialCategoryId={newAspectCategory} onClose={() => setNewAspectCategory(null)} />
           <EditCategoryModal serviceId={service.id} category={editingCategory} onClose={() => setEditingCategory(null)} />
           <EditAspectModal serviceId={service.id} aspect={editingAspect} onClose={() => setEditingAspect(null)} />
-          <AvailabilityModal serviceId={service.id} target={availability} templates={data.templates} onClose={() => setAvailability(null)} />
+          <AvailabilityModal
+            serviceId={service.id}
+            target={availability}
+            templates={data.templates}
+            templatesHref={canOpenSettings ? `/catalog/${service.id}/settings?tab=templates` : null}
+            onClose={() => setAvailability(null)}
+          />
         </>
       ) : null}
     </AppLayout>

@@ -1,6 +1,7 @@
 import { Button, Group, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { M } from '../../../common/messages';
+import { htmlToText } from '../../../common/richText';
 import { MAX_TIMELINE_QUARTERS } from '../../../common/limits';
 import { addQuarters, compareQuarters, quarterOf, quarterRange } from '../../../common/quarters';
 import { TIMELINE_ORDER, TIMELINE_TOO_LONG } from '../../../common/schemas/services';
@@ -21,7 +22,8 @@ function quarterOptions(timeline: string[]): string[] {
 export function DetailsTab({ service, readOnly }: { service: Service; readOnly: boolean }) {
   const update = useUpdateServiceDetails(service.id);
   const [name, setName] = useState(service.name);
-  const [description, setDescription] = useState(service.description);
+  // A service description is plain text; it is stored escaped, older rows as markup (docs/decisions/0113).
+  const [description, setDescription] = useState(htmlToText(service.description));
   const [owner, setOwner] = useState(service.service_owner);
   const [model, setModel] = useState(service.subscription_model);
   const [icon, setIcon] = useState<string | null>(service.icon_url);
@@ -32,7 +34,7 @@ export function DetailsTab({ service, readOnly }: { service: Service; readOnly: 
 
   useEffect(() => {
     setName(service.name);
-    setDescription(service.description);
+    setDescription(htmlToText(service.description));
     setOwner(service.service_owner);
     setModel(service.subscription_model);
     setIcon(service.icon_url);

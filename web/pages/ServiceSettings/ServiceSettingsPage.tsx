@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Loader, Stack, Tabs, Text } from '@mantine/core';
 import { useState } from 'react';
-import { Link, Navigate, useNavigate, useParams } from 'react-router';
+import { Link, Navigate, useNavigate, useParams, useSearchParams } from 'react-router';
 import { M } from '../../../common/messages';
 import { ApiError, messageOf } from '../../api/client';
 import { useArchiveService, useUnarchiveService } from '../../api/services';
@@ -25,6 +25,10 @@ import { TagEditor } from './TagEditor';
 import { UserAssignmentsTab } from './UserAssignmentsTab';
 
 type Tab = 'details' | 'roles' | 'templates' | 'users';
+const TABS: readonly string[] = ['details', 'roles', 'templates', 'users'] satisfies Tab[];
+
+/** The tab named in the address (`?tab=`), else Service Details. */
+const tabOf = (value: string | null): Tab => (value !== null && TABS.includes(value) ? (value as Tab) : 'details');
 
 /** Service settings (spec section 2): details, actor roles, quick templates, user assignments and the service's actions. */
 export default function ServiceSettingsPage() {
@@ -39,7 +43,18 @@ export default function ServiceSettingsPage() {
   const archive = useArchiveService();
   const unarchive = useUnarchiveService();
   const forgetService = useForgetService(serviceId);
-  const [tab, setTab] = useState<Tab>('details');
+  // The tab lives in the address, so a link (the availability editor's, say) can open one.
+  const [address, setAddress] = useSearchParams();
+  const requestedTab = tabOf(address.get('tab'));
+  const setTab = (next: Tab) =>
+    setAddress(
+      (prev) => {
+        const params = new URLSearchParams(prev);
+        params.set('tab', next);
+        return params;
+      },
+      { replace: true },
+    );
   const [snapshotOpen, setSnapshotOpen] = useState(false);
   const [moveOpen, setMoveOpen] = useState(false);
 
@@ -70,7 +85,8 @@ export default function ServiceSettingsPage() {
   }
 
   const { service, roles, templates, users, assignments, permissions } = settings.data;
-  const isAdmin = permissions.admin;
+  const isAdmin = permissions.canAdmin;
+  const tab: Tab = requestedTab === 'users' && !isAdmin ? 'details' : requestedTab;
   const readOnly = service.archived;
   const otherTenants = (user?.availableTenants ?? []).filter((t) => t.id !== (tenant?.id ?? service.tenant_id) && !t.archived);
 
@@ -116,7 +132,7 @@ export default function ServiceSettingsPage() {
                 {service.archived ? 'Unarchive Service' : 'Archive Service'}
               </Button>
             ) : null}
-            {isAdmin && !service.archived ? (
+            {permissions.canMove && !service.archived ? (
               <Button variant="default" onClick={() => setMoveOpen(true)}>
                 Move to Another Tenant
               </Button>
@@ -130,7 +146,7 @@ export default function ServiceSettingsPage() {
           </Group>
         </Group>
 
-        <Tabs value={tab} onChange={(v) => setTab((v as Tab) ?? 'details')} keepMounted={false}>
+        <Tabs value={tab} onChange={(v) => setTab(tabOf(v))} keepMounted={false}>
           <Tabs.List aria-label="Settings">
             <Tabs.Tab value="details">Service Details</Tabs.Tab>
             <Tabs.Tab value="roles">Actor Roles</Tabs.Tab>
@@ -154,6 +170,9 @@ export default function ServiceSettingsPage() {
             />
           </Tabs.Panel>
           <Tabs.Panel value="templates" pt="md">
+            <Text size="sm" mb="sm">
+              Quick templates are ready-made availability texts that editors apply with one click in the availability editor.
+            </Text>
             <TagEditor
               label="Quick templates"
               items={templates.map((t) => ({ id: t.id, text: t.template_text }))}
@@ -168,7 +187,7 @@ export default function ServiceSettingsPage() {
           </Tabs.Panel>
           {isAdmin ? (
             <Tabs.Panel value="users" pt="md">
-              <UserAssignmentsTab serviceId={service.id} users={users} assignments={assignments} />
+              <UserAssignmentsTab serviceId={service.id} users={users} assignments={assignments} canManageUsers={permissions.canManageUsers} />
             </Tabs.Panel>
           ) : null}
         </Tabs>
@@ -177,7 +196,7 @@ export default function ServiceSettingsPage() {
       </Stack>
 
       <CreateSnapshotModal serviceId={service.id} opened={snapshotOpen} onClose={() => setSnapshotOpen(false)} />
-      {isAdmin ? (
+      {permissions.canMove ? (
         <MoveServiceModal
           serviceId={service.id}
           serviceName={service.name}

@@ -38,8 +38,10 @@ export function UserManagement(p: Props) {
         </Title>
         <Button onClick={p.onCreate}>+ Create User</Button>
       </Group>
+      {/* Mantine's light orange title is below AA contrast on its tinted band: the band and its
+          border carry the colour, the title is dark text. */}
       {p.impersonation ? (
-        <Alert color="orange" mb="md" title="Currently impersonating">
+        <Alert color="orange" mb="md" title="Currently impersonating" styles={{ root: { borderColor: 'var(--mantine-color-orange-8)' }, title: { color: 'var(--mantine-color-text)' } }}>
           <Group justify="space-between" wrap="wrap">
             <Text size="sm">
               {p.impersonation.impersonated_user.name} ({p.impersonation.impersonated_user.email}) in {p.impersonation.tenant.name}
