@@ -5,7 +5,7 @@ import type { Executor } from '../db';
 import { findAspectWithRole, findCategoryWithRole } from '../db/queries/catalog';
 import { findServiceWithRole, type ServiceRow } from '../db/queries/services';
 import type { StampedCache } from '../db/writeStamps';
-import { forbidden, notFound } from '../errors';
+import { forbidden, invalid, notFound } from '../errors';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
 import { authorize, can, servicePermissions, type PolicyActor } from './decide';
 import type { ServiceCapability, TenantCapability } from './permissions';
@@ -167,4 +167,13 @@ export function belongsTo(actor: MemberActor, tenantId: string): boolean {
 export function requireMoveTo(actor: MemberActor, targetTenantId: string): void {
   requireTenant(actor, 'tenant.services');
   if (!belongsTo(actor, targetTenantId)) throw forbidden(SETTINGS_MESSAGES.targetNotAllowed);
+}
+
+/**
+ * Who may remove a user: nobody removes their own account (400); from a tenant page a super admin
+ * is never removed (403). Called with the id alone before the user is read, and again with the user.
+ */
+export function requireMayRemoveUser(actor: PolicyActor, target: { id: string; superAdmin?: boolean }, from: 'tenant' | 'platform'): void {
+  if (target.id === actor.userId) throw invalid(M.cannotDeleteOwnAccount);
+  if (from === 'tenant' && target.superAdmin) throw forbidden(M.cannotDeleteSuperAdmin);
 }

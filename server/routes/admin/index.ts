@@ -23,7 +23,7 @@ import {
 } from '../../db/queries/admin';
 import { presentTenant, presentUser } from '../../presenters/users';
 import { requireActor } from '../../plugins/context';
-import { requirePlatform } from '../../policies';
+import { requireMayRemoveUser, requirePlatform } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser } from '../../commands/createUser';
@@ -111,7 +111,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     const actor = requireActor(req);
     requirePlatform(actor);
     const id = userIdOf(req);
-    if (id === actor.user.id) throw invalid(M.cannotDeleteOwnAccount);
+    requireMayRemoveUser(actor, { id }, 'platform');
     const user = await findAnyUser(db(), id);
     if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
     await db().transaction(async (tx) => {

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { M } from '../../../common/messages';
 import { ADMIN_MESSAGES, createTenantUserSchema, idParamSchema } from '../../../common/schemas/users';
-import { forbidden, invalid, notFound } from '../../errors';
+import { notFound } from '../../errors';
 import { deleteUser, findTenantUser, listTenantUsers, removeFromTenant } from '../../db/queries/admin';
 import { findInvitationOf, findTenantInvitation, listTenantInvitations } from '../../db/queries/invitations';
 import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
-import { requireTenant } from '../../policies';
+import { requireMayRemoveUser, requireTenant } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser, creatorScope, invitationAsUser } from '../../commands/createUser';
@@ -50,7 +49,7 @@ export default async function userRoutes(app: FastifyInstance) {
     const parsed = idParamSchema.safeParse(req.params);
     if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
     const id = parsed.data.id;
-    if (id === actor.user.id) throw invalid(M.cannotDeleteOwnAccount);
+    requireMayRemoveUser(actor, { id }, 'tenant');
     // The list gives a pending invitation's id: deleting it withdraws the invitation.
     const invitation = await findTenantInvitation(db(), tenantId, id);
     if (invitation) {
@@ -60,7 +59,7 @@ export default async function userRoutes(app: FastifyInstance) {
     const user = await findTenantUser(db(), tenantId, id);
     // A pending invitee is known by the invitation's id only, as the list shows it.
     if (!user || (await findInvitationOf(db(), tenantId, id))) throw notFound(ADMIN_MESSAGES.userNotFound);
-    if (user.superAdmin) throw forbidden(M.cannotDeleteSuperAdmin);
+    requireMayRemoveUser(actor, user, 'tenant');
     const wholeAccount = user.tenantId === tenantId;
     await db().transaction(async (tx) => {
       if (wholeAccount) await deleteUser(tx, id);
