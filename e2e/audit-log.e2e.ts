@@ -28,22 +28,41 @@ test.describe('Audit log', () => {
     await page.goto('/tenant-settings');
     const section = page.getByRole('region', { name: 'Audit Log' });
     await expect(section.getByRole('heading', { name: 'Audit Log' })).toBeVisible();
-    for (const column of ['Time', 'Action', 'Actor', 'Impersonated by', 'Target', 'Details']) {
+    for (const column of ['Time', 'Action', 'Actor', 'Impersonated by', 'Target', 'Changes', 'Details']) {
       await expect(section.getByRole('columnheader', { name: column, exact: true })).toBeVisible();
     }
     const rows = section.getByRole('row');
     // The sign-in just made is the newest entry, then the promotion to admin.
-    await expect(rows.nth(1)).toContainText('auth.login');
+    await expect(rows.nth(1)).toContainText('Signed in');
+    await expect(rows.nth(1)).toContainText(`Audit Admin ${u}`);
     await expect(rows.nth(1)).toContainText(email);
-    await expect(rows.nth(2)).toContainText('user.role_change');
-    await expect(rows.nth(2)).toContainText('"to":"admin"');
+    // In words: who, what, to whom by name, and the change; the ids and raw details only on demand.
+    const promotion = rows.nth(2);
+    await expect(promotion).toContainText('Changed the role of');
+    await expect(promotion).toContainText(ADMIN.email);
+    await expect(promotion).toContainText('Colleague');
+    await expect(promotion).toContainText('Role: editor → admin');
+    await expect(promotion).not.toContainText(colleague.id);
+    await expect(promotion).not.toContainText('user.role_change');
     await expect(rows).toHaveCount(51);
     await expectAccessible(page, 'tenant settings with audit log');
+    const disclosure = promotion.getByRole('button', { name: 'Details' });
+    await expect(disclosure).toHaveAttribute('aria-expanded', 'false');
+    await disclosure.focus();
+    await page.keyboard.press('Enter');
+    const hide = promotion.getByRole('button', { name: 'Hide details' });
+    await expect(hide).toHaveAttribute('aria-expanded', 'true');
+    await expect(promotion).toContainText(colleague.id);
+    await expect(promotion).toContainText('user.role_change');
+    await expect(promotion).toContainText('"to": "admin"');
+    await expectAccessible(page, 'tenant audit log with details shown');
+    await page.keyboard.press('Enter');
+    await expect(promotion).not.toContainText(colleague.id);
 
     await section.getByRole('button', { name: 'Load more' }).click();
     // 1 header + 1 sign-in + 56 role changes + 2 user creations + 1 tenant creation.
     await expect(rows).toHaveCount(61);
-    await expect(rows.last()).toContainText('tenant.create');
+    await expect(rows.last()).toContainText('Created tenant');
     await expect(section.getByRole('button', { name: 'Load more' })).toHaveCount(0);
   });
 
@@ -69,16 +88,18 @@ test.describe('Audit log', () => {
     await select.fill(u);
     await page.getByRole('listbox', { name: 'Audit log of' }).getByRole('option', { name: `${tenantName} Renamed` }).click();
     const rows = section.getByRole('row');
-    await expect(rows.nth(1)).toContainText('tenant.update');
+    await expect(rows.nth(1)).toContainText('Renamed tenant');
     await expect(rows.nth(1)).toContainText(ADMIN.email);
-    await expect(rows.nth(2)).toContainText('tenant.create');
+    await expect(rows.nth(1)).toContainText(`Name: ${tenantName} → ${tenantName} Renamed`);
+    await expect(rows.nth(1)).not.toContainText(tenant.id);
+    await expect(rows.nth(2)).toContainText('Created tenant');
     await expect(rows).toHaveCount(3);
     await expectAccessible(page, 'super admin audit log');
 
     await select.click();
     await select.fill('Platform');
     await page.getByRole('listbox', { name: 'Audit log of' }).getByRole('option', { name: 'Platform (no tenant)' }).click();
-    await expect(section.getByRole('row', { name: new RegExp(stranger) })).toContainText('auth.login_failed');
+    await expect(section.getByRole('row', { name: new RegExp(stranger) })).toContainText('Failed to sign in');
     await select.press('Escape');
     await expectAccessible(page, 'super admin platform audit log');
   });

@@ -151,6 +151,49 @@ test.describe('Catalog', () => {
     await expect.poll(() => rowTitles(page)).toEqual(['Alpha', 'Charlie', 'Bravo']);
   });
 
+  test('an aspect changes category through Edit Aspect; a drag onto another category snaps back and says why', async ({ page, request }) => {
+    const api = await adminApi(request);
+    const { serviceId } = await seedService(api, `Regroup ${unique()}`, [{ title: 'Alpha' }, { title: 'Bravo' }]);
+    const { category: other } = await api.send('POST', '/categories', { serviceId, name: 'Later', position: 1 });
+    await api.send('POST', '/aspects', { serviceId, categoryId: other.id, title: 'Charlie', description: '', isPublic: true });
+    await openCatalog(page, serviceId);
+    expect(await rowTitles(page)).toEqual(['Alpha', 'Bravo', 'Charlie']);
+
+    // Drag Alpha down onto Charlie's row, in the other category: the row shows it cannot land there.
+    const message = 'An aspect can only be reordered within its category. To move it to another category, use Edit Aspect.';
+    const from = (await page.getByRole('button', { name: 'Reorder Alpha' }).boundingBox())!;
+    const to = (await page.getByRole('button', { name: 'Reorder Charlie' }).boundingBox())!;
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + from.width / 2, from.y + 10, { steps: 5 });
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 15 });
+    await expect(row(page, 'Alpha')).toHaveAttribute('data-drop', 'refused');
+    await expect(page.locator('[id^="DndLiveRegion"]').filter({ hasText: message })).toHaveCount(1);
+    await page.mouse.up();
+    await expect(page.locator('.mantine-Notifications-root').filter({ hasText: message })).toHaveCount(1);
+    await expect(page.locator('[id^="DndLiveRegion"]').filter({ hasText: `Alpha was not moved. ${message}` })).toHaveCount(1);
+    await expect(row(page, 'Alpha')).not.toHaveAttribute('data-drop', 'refused');
+    expect(await rowTitles(page)).toEqual(['Alpha', 'Bravo', 'Charlie']);
+    await expectAccessible(page, 'catalog after a refused drag');
+    await page.reload();
+    await expect.poll(() => rowTitles(page)).toEqual(['Alpha', 'Bravo', 'Charlie']);
+
+    // Edit Aspect moves it: to the end of the chosen category.
+    await page.getByRole('button', { name: 'Alpha', exact: true }).click();
+    const editAspect = page.getByRole('dialog', { name: 'Edit Aspect' });
+    const category = editAspect.getByRole('textbox', { name: 'Category' }).or(editAspect.getByRole('combobox', { name: 'Category' }));
+    await expect(category).toHaveValue(/^Group of Regroup/);
+    await expectAccessible(page, 'edit aspect modal with its category');
+    await category.click();
+    await page.locator('.mantine-Select-option', { hasText: 'Later' }).click();
+    await expect(category).toHaveValue('Later');
+    await editAspect.getByRole('button', { name: 'Save Changes' }).click();
+    await expect(editAspect).toBeHidden();
+    await expect.poll(() => rowTitles(page)).toEqual(['Bravo', 'Charlie', 'Alpha']);
+    await page.reload();
+    await expect.poll(() => rowTitles(page)).toEqual(['Bravo', 'Charlie', 'Alpha']);
+  });
+
   test('the current view and the debounced search', async ({ page, request }) => {
     const api = await adminApi(request);
     const { serviceId, aspectIds } = await seedService(api, `Current ${unique()}`, [

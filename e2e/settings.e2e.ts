@@ -145,7 +145,8 @@ test.describe('service settings', () => {
 
     await page.getByRole('button', { name: 'Add Assignment' }).click();
     await expect(page.getByRole('alert')).toHaveText('Please select a user');
-    await page.getByRole('combobox', { name: 'User' }).click();
+    // The selector searches the tenant's users on the server as one types.
+    await page.getByRole('combobox', { name: 'User' }).fill(email);
     await page.getByRole('option', { name: `Rita Reader (${email})` }).click();
     await page.getByRole('button', { name: 'Add Assignment' }).click();
     await expect(page.getByRole('alert')).toHaveText('Please select a role');
@@ -230,11 +231,27 @@ test.describe('service settings', () => {
     await input.setInputFiles({ name: 'service.zip', mimeType: 'application/zip', buffer: Buffer.from('nope') });
     await expect(dialog.getByRole('alert')).toHaveText('Please select a valid .catalog file');
     await input.setInputFiles({ name: `${service.slug}.catalog`, mimeType: 'application/gzip', buffer: readFileSync(path!) });
+    // The service's name and slug are taken: free ones are proposed.
+    const name = dialog.getByRole('textbox', { name: 'Name' });
+    const slug = dialog.getByRole('textbox', { name: 'Slug' });
+    await expect(name).toHaveValue(`${service.name} (2)`);
+    await expect(slug).toHaveValue(`${service.slug}-2`);
+    await expectAccessible(page, 'import modal with name and slug');
+    await slug.fill(service.slug);
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expect(dialog.getByText('A service with this slug already exists in this tenant')).toBeVisible();
+    await slug.fill('Not valid');
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expect(dialog.getByText('Slug may contain only lowercase letters, digits and hyphens')).toBeVisible();
+    await expectAccessible(page, 'import modal with a refused slug');
+    await name.fill(`${service.name} copy`);
+    await slug.fill(`${service.slug}-copy`);
     await dialog.getByRole('button', { name: 'Import' }).click();
     await expect(page).toHaveURL(/\/catalog\/[0-9a-f-]{36}$/);
     expect(page.url()).not.toContain(service.id);
     await expect(page.getByText('Round trip')).toBeVisible();
     await expect(page.getByText('Moved along')).toBeVisible();
+    await expect(page.getByRole('heading', { name: `${service.name} copy` })).toBeVisible();
   });
 
   test('archives and unarchives from the settings page', async ({ page, request }) => {

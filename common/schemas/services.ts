@@ -52,6 +52,13 @@ export const createServiceSchema = acceptSnakeCase(
 );
 export type CreateServiceInput = z.infer<typeof createServiceSchema>;
 
+/** Import's optional multipart fields: the new service's name and slug, checked as Create Service checks them. */
+export const importNamingSchema = z.object({
+  name: serviceFields.name.optional(),
+  slug: requiredString(M.slugRequired, MAX_SLUG_LENGTH).regex(SLUG_PATTERN, M.slugPattern).optional(),
+});
+export type ImportNaming = z.infer<typeof importNamingSchema>;
+
 /** Update: the slug never changes; the timeline is a first/last quarter pair. */
 export const updateServiceSchema = acceptSnakeCase(
   z.object({

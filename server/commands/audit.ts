@@ -31,6 +31,7 @@ export type AuditAction =
   | 'tenant.unarchive'
   | 'tenant.delete'
   | 'category.delete'
+  | 'aspect.move'
   | 'aspect.delete';
 
 export interface AuditEntry {

@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../db';
-import { slugsLike } from '../db/queries/settings';
+import { namesLike, slugsLike } from '../db/queries/settings';
 import { services } from '../db/schema';
 import { conflict } from '../errors';
 import type { Actor } from '../plugins/context';
 import { writeAudit } from './audit';
 import { prepareImport, type CatalogDocument, type PreparedImport } from './catalogFile';
-import { MAX_SLUG_LENGTH } from '../../common/limits';
+import { MAX_NAME_LENGTH, MAX_SLUG_LENGTH } from '../../common/limits';
+import { M } from '../../common/messages';
+import type { ImportNaming } from '../../common/schemas/services';
 
 export { IMPORT_MESSAGES, readCatalogFile, prepareImport, type CatalogDocument, type PreparedImport } from './catalogFile';
 
@@ -20,24 +22,44 @@ export async function freeSlug(db: Executor, tenantId: string, base: string): Pr
   }
 }
 
+/** The first name no service of the tenant has: the base itself, else 'base (2)', 'base (3)'... */
+export async function freeName(db: Executor, tenantId: string, base: string): Promise<string> {
+  const taken = await namesLike(db, tenantId, base);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = ` (${n})`;
+    const candidate = `${base.slice(0, MAX_NAME_LENGTH - suffix.length)}${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+/** What the import dialog proposes for a file: its own name and slug, and free ones of the tenant. */
+export async function proposeNaming(db: Executor, tenantId: string, prepared: PreparedImport) {
+  const { name, slug } = prepared.service;
+  return { name, slug, proposedName: await freeName(db, tenantId, name), proposedSlug: await freeSlug(db, tenantId, slug) };
+}
+
 /** Creates the service of a validated document in the tenant: all or nothing, one insert per table. */
 export async function importService(db: Executor, actor: Actor, tenantId: string, doc: CatalogDocument) {
   return writeImport(db, actor, tenantId, prepareImport(doc));
 }
 
 /** Writes a prepared import in one transaction, one statement per table whatever the size. */
-export async function writeImport(db: Executor, actor: Actor, tenantId: string, prepared: PreparedImport) {
+export async function writeImport(db: Executor, actor: Actor, tenantId: string, prepared: PreparedImport, naming: ImportNaming = {}) {
   const changedBy = actor.user.email;
   const json = (text: string) => sql`${text}::json`;
 
   return db.transaction(async (tx) => {
-    const slug = await freeSlug(tx, tenantId, prepared.service.slug);
+    // A slug the caller chose is kept or refused as Create Service does; without one, the file's
+    // slug gets the first free numeric suffix.
+    const slug = naming.slug ?? (await freeSlug(tx, tenantId, prepared.service.slug));
+    const name = naming.name ?? prepared.service.name;
     const [service] = await tx
       .insert(services)
-      .values({ tenantId, ...prepared.service, slug })
+      .values({ tenantId, ...prepared.service, name, slug })
       .onConflictDoNothing()
       .returning();
-    if (!service) throw conflict('A service with this slug was created at the same time. Please try again.');
+    if (!service) throw conflict(naming.slug ? M.slugTaken : 'A service with this slug was created at the same time. Please try again.');
     const sid = service.id;
     if (prepared.categories) {
       await tx.execute(sql`insert into categories (id, tenant_id, service_id, name, position)
@@ -77,7 +99,7 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
       action: 'service.import',
       targetType: 'service',
       targetId: sid,
-      details: { slug, categories: prepared.counts.categories, aspects: prepared.counts.aspects },
+      details: { name, slug, categories: prepared.counts.categories, aspects: prepared.counts.aspects },
     });
     return service;
   });

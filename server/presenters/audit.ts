@@ -1,6 +1,150 @@
-import type { AuditRow } from '../db/queries/audit';
+import type { AuditNameIds, AuditNameKind, AuditRow } from '../db/queries/audit';
 
-export function presentAuditEntry(row: AuditRow) {
+/** Each action in words, as the audit log shows it; an action missing here shows as recorded. */
+const ACTION_LABELS: Record<string, string> = {
+  'auth.login': 'Signed in',
+  'auth.login_failed': 'Failed to sign in',
+  'auth.logout': 'Signed out',
+  'impersonation.start': 'Started impersonating',
+  'impersonation.stop': 'Stopped impersonating',
+  'user.create': 'Created user',
+  'user.delete': 'Deleted user',
+  'user.role_change': 'Changed the role of',
+  'user.memberships_change': 'Changed the tenants of',
+  'user.invite': 'Invited',
+  'invitation.accept': 'Accepted an invitation',
+  'invitation.decline': 'Declined an invitation',
+  'invitation.withdraw': 'Withdrew an invitation',
+  'service.create': 'Created service',
+  'service.import': 'Imported service',
+  'service.archive': 'Archived service',
+  'service.unarchive': 'Unarchived service',
+  'service.move': 'Moved service to another tenant',
+  'service.delete': 'Permanently deleted service',
+  'service_role.assign': 'Assigned a role on service',
+  'service_role.change': 'Changed a role on service',
+  'service_role.remove': 'Removed a role on service',
+  'tenant.create': 'Created tenant',
+  'tenant.update': 'Renamed tenant',
+  'tenant.archive': 'Archived tenant',
+  'tenant.unarchive': 'Unarchived tenant',
+  'tenant.delete': 'Deleted tenant',
+  'category.delete': 'Deleted category',
+  'aspect.move': 'Moved aspect',
+  'aspect.delete': 'Deleted aspect',
+};
+
+/** The table that holds each target type's records. */
+const TARGET_KINDS: Record<string, AuditNameKind> = {
+  user: 'users',
+  tenant: 'tenants',
+  service: 'services',
+  category: 'categories',
+  aspect: 'aspects',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
+const textList = (value: unknown): string[] | null => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : null);
+
+/** One change an entry records, in words: `from` or `to` is null where the entry holds only one side. */
+export interface AuditChange {
+  label: string;
+  from: string | null;
+  to: string | null;
+}
+
+/** The ids of the records each entry names: its actor, its target and those its details point at. */
+function idsOf(row: AuditRow): [AuditNameKind, string][] {
+  const d = row.details ?? {};
+  const out: [AuditNameKind, string | null][] = [
+    ['users', row.actorId],
+    ['users', row.impersonatorId],
+    ['tenants', row.tenantId],
+    ['services', text(d.serviceId)],
+    ['users', text(d.userId)],
+    ['tenants', text(d.fromTenantId)],
+    ['tenants', text(d.toTenantId)],
+  ];
+  const kind = row.targetType ? TARGET_KINDS[row.targetType] : undefined;
+  if (kind) out.push([kind, row.targetId]);
+  if (row.action === 'user.memberships_change') for (const id of [...(textList(d.from) ?? []), ...(textList(d.to) ?? [])]) out.push(['tenants', id]);
+  return out.filter((pair): pair is [AuditNameKind, string] => pair[1] !== null && UUID.test(pair[1]));
+}
+
+/** Every id a page of entries names, by table, each once. */
+export function auditNameIds(rows: AuditRow[]): AuditNameIds {
+  const sets: Record<AuditNameKind, Set<string>> = { users: new Set(), tenants: new Set(), services: new Set(), categories: new Set(), aspects: new Set() };
+  for (const row of rows) for (const [kind, id] of idsOf(row)) sets[kind].add(id.toLowerCase());
+  return {
+    users: [...sets.users],
+    tenants: [...sets.tenants],
+    services: [...sets.services],
+    categories: [...sets.categories],
+    aspects: [...sets.aspects],
+  };
+}
+
+type Names = Map<string, string>;
+const nameOf = (names: Names, kind: AuditNameKind, id: string | null | undefined) => (id ? (names.get(`${kind}:${id.toLowerCase()}`) ?? null) : null);
+
+/** The target's name: its current one, else what the entry recorded of it (a deleted record keeps only that). */
+function targetName(row: AuditRow, names: Names): string | null {
+  const d = row.details ?? {};
+  const kind = row.targetType ? TARGET_KINDS[row.targetType] : undefined;
+  const current = kind ? nameOf(names, kind, row.targetId) : null;
+  return current ?? text(d.title) ?? text(d.name) ?? text(d.impersonatedUserEmail) ?? text(d.email) ?? text(d.slug);
+}
+
+/** What changed, where the details carry it. */
+function changesOf(row: AuditRow, names: Names): AuditChange[] {
+  const d = row.details ?? {};
+  const tenantNames = (ids: string[] | null) => (ids ? ids.map((id) => nameOf(names, 'tenants', id) ?? id).join(', ') || 'none' : null);
+  const person = nameOf(names, 'users', text(d.userId));
+  switch (row.action) {
+    case 'user.role_change':
+      return [{ label: 'Role', from: text(d.from), to: text(d.to) }];
+    case 'user.memberships_change':
+      return [{ label: 'Tenants', from: tenantNames(textList(d.from)), to: tenantNames(textList(d.to)) }];
+    case 'tenant.update':
+      return [{ label: 'Name', from: text(d.from), to: text(d.to) }];
+    case 'aspect.move': {
+      const side = (v: unknown) => (v && typeof v === 'object' ? text((v as { name?: unknown }).name) : null);
+      return [{ label: 'Category', from: side(d.from), to: side(d.to) }];
+    }
+    case 'service.move':
+      return [{ label: 'Tenant', from: nameOf(names, 'tenants', text(d.fromTenantId)), to: nameOf(names, 'tenants', text(d.toTenantId)) }];
+    case 'service_role.assign':
+      return [
+        { label: 'User', from: null, to: person },
+        { label: 'Role', from: null, to: text(d.role) },
+      ];
+    case 'service_role.change':
+      return [
+        { label: 'User', from: null, to: person },
+        { label: 'Role', from: text(d.from), to: text(d.to) },
+      ];
+    case 'service_role.remove':
+      return [
+        { label: 'User', from: null, to: person },
+        { label: 'Role', from: text(d.role), to: null },
+      ];
+    case 'user.create':
+    case 'user.invite':
+      return text(d.role) ? [{ label: 'Role', from: null, to: text(d.role) }] : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * An audit entry as recorded (ids and raw details, for those who ask) and in words: who did it,
+ * what, to what by name, and what changed.
+ */
+export function presentAuditEntry(row: AuditRow, names: Names = new Map()) {
+  const d = row.details ?? {};
+  const serviceId = row.targetType === 'service' ? null : text(d.serviceId);
   return {
     id: row.id,
     tenant_id: row.tenantId,
@@ -11,11 +155,19 @@ export function presentAuditEntry(row: AuditRow) {
     target_id: row.targetId,
     details: row.details ?? null,
     created_at: row.createdAt.toISOString(),
+    actor_name: nameOf(names, 'users', row.actorId),
+    impersonator_name: nameOf(names, 'users', row.impersonatorId),
+    tenant_name: nameOf(names, 'tenants', row.tenantId),
+    action_label: ACTION_LABELS[row.action] ?? row.action,
+    target_name: targetName(row, names),
+    /** The service an aspect or category (or a role on it) belongs to. */
+    service_name: serviceId ? nameOf(names, 'services', serviceId) : null,
+    changes: changesOf(row, names),
   };
 }
 
 /** A page of entries and the cursor of the next (older) page, null on the last one. */
-export function presentAuditPage(rows: AuditRow[], limit: number) {
+export function presentAuditPage(rows: AuditRow[], limit: number, names: Names = new Map()) {
   const last = rows.at(-1);
-  return { entries: rows.map(presentAuditEntry), next_before: rows.length === limit && last ? last.id : null };
+  return { entries: rows.map((row) => presentAuditEntry(row, names)), next_before: rows.length === limit && last ? last.id : null };
 }

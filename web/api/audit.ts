@@ -12,6 +12,21 @@ export interface AuditEntry {
   target_id: string | null;
   details: Record<string, unknown> | null;
   created_at: string;
+  /** The entry in words, as the server resolved it (null where the record is gone or unnamed). */
+  actor_name: string | null;
+  impersonator_name: string | null;
+  tenant_name: string | null;
+  action_label: string;
+  target_name: string | null;
+  service_name: string | null;
+  changes: AuditChange[];
+}
+
+/** One change an entry records; one side is null where the entry holds only the other. */
+export interface AuditChange {
+  label: string;
+  from: string | null;
+  to: string | null;
 }
 
 interface AuditPage {

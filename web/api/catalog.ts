@@ -86,7 +86,7 @@ export function useCreateAspect(serviceId: string) {
 }
 
 export function useUpdateAspect(serviceId: string) {
-  return useCatalogMutation((vars: { id: string; title: string; description: string; isPublic: boolean; version?: number }) => {
+  return useCatalogMutation((vars: { id: string; title: string; description: string; isPublic: boolean; version?: number; categoryId?: string }) => {
     const { id, ...body } = vars;
     return request<{ aspect: Aspect }>(`/aspects/${id}`, { method: 'PUT', body, fallback: M.failedUpdateAspect });
   });

@@ -1,5 +1,5 @@
 import type { ServicePermissions } from '../../common/permissions';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import type { Role, SnapshotVisibility } from '../../common/roles';
 import type { Aspect, Category } from './catalog';
@@ -67,7 +67,11 @@ export function useSettingsData(serviceId: string) {
 /** Every settings write refreshes the service's data everywhere (settings, catalog, lists). */
 function useSettingsMutation<TVars, TResult>(mutationFn: (vars: TVars) => Promise<TResult>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn, onSettled: () => client.invalidateQueries({ queryKey: serviceKeys.all }) });
+  return useMutation({
+    mutationFn,
+    // A user created here is one the tenant's user selectors must find too.
+    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: serviceKeys.all }), client.invalidateQueries({ queryKey: ['tenant-users'] })]),
+  });
 }
 
 export interface ServiceDetailsBody {
@@ -137,10 +141,17 @@ export function useCreateServiceUser(serviceId: string) {
   );
 }
 
-export function useSnapshots(serviceId: string) {
-  return useQuery({
+/** A service's snapshots, newest first, a page at a time (docs/decisions/0114-paged-lists.md). */
+export function useSnapshots(serviceId: string, pageSize = 50) {
+  return useInfiniteQuery({
     queryKey: settingsKeys.snapshots(serviceId),
-    queryFn: () => request<{ snapshots: SnapshotSummary[] }>(`/snapshots/service/${serviceId}`, { fallback: M.failedLoadData }).then((r) => r.snapshots),
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam }) =>
+      request<{ snapshots: SnapshotSummary[]; next_before: string | null }>(
+        `/snapshots/service/${serviceId}?limit=${pageSize}${pageParam ? `&before=${pageParam}` : ''}`,
+        { fallback: M.failedLoadData },
+      ),
+    getNextPageParam: (last) => last.next_before,
   });
 }
 export function useSnapshot(snapshotId: string | null) {
@@ -196,11 +207,31 @@ export async function downloadFile(path: string, filename: string, fallback: str
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** What the server reads from a .catalog file before it is imported (POST /services/import/preview). */
+export interface CatalogPreview {
+  name: string;
+  slug: string;
+  /** The file's name, or the first free 'name (n)' of the tenant. */
+  proposed_name: string;
+  /** The file's slug, or the first free 'slug-n' of the tenant. */
+  proposed_slug: string;
+  categories: number;
+  aspects: number;
+}
+
+/** Sends a .catalog file to be read, not imported: the import dialog proposes a free name and slug from it. */
+export async function previewCatalog(file: File): Promise<CatalogPreview> {
+  const form = new FormData();
+  form.append('file', file);
+  const res = await request<{ preview: CatalogPreview }>('/services/import/preview', { method: 'POST', body: form, fallback: M.failedImportService });
+  return res.preview;
+}
+
 /**
- * Uploads a .catalog file with progress (XMLHttpRequest reports upload progress; fetch does not).
- * Answers the created service.
+ * Uploads a .catalog file with progress (XMLHttpRequest reports upload progress; fetch does not),
+ * under the name and slug chosen for it when given. Answers the created service.
  */
-export function uploadCatalog(file: File, onProgress: (percent: number) => void): Promise<Service> {
+export function uploadCatalog(file: File, onProgress: (percent: number) => void, naming: { name?: string; slug?: string } = {}): Promise<Service> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/api/services/import');
@@ -227,6 +258,9 @@ export function uploadCatalog(file: File, onProgress: (percent: number) => void)
     };
     xhr.onerror = () => reject(new Error(M.failedImportService));
     const form = new FormData();
+    // The text fields go first, so the server has them when the file arrives.
+    if (naming.name !== undefined) form.append('name', naming.name);
+    if (naming.slug !== undefined) form.append('slug', naming.slug);
     form.append('file', file);
     xhr.send(form);
   });

@@ -6,12 +6,17 @@ import {
   closestCenter,
   useSensor,
   useSensors,
+  type Announcements,
+  type CollisionDetection,
   type DragEndEvent,
 } from '@dnd-kit/core';
+import { Button } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
 import { SortableContext, arrayMove, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { memo, useCallback, useMemo, useState } from 'react';
 import type { Aspect, CatalogGroup, Category } from '../api/catalog';
 import { RoadmapRow, SortableRoadmapRow, windowedRows, type RoadmapRowHandlers } from './RoadmapTableRow';
+import { quarters, useQuarterScroll, type QuarterView } from './useQuarterScroll';
 import { groupLayout, groupRange, useRowWindow } from './useRowWindow';
 
 export interface RoadmapTableHandlers extends RoadmapRowHandlers {
@@ -55,7 +60,43 @@ type RowsProps = Omit<GroupProps, 'editable'>;
 /** Whether the group's aspect at position `i` renders in full. */
 const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <= p.fullTo) || id === p.pinnedId;
 
-const dndAccessibility = { container: typeof document === 'undefined' ? undefined : document.body };
+const liveRegionContainer = typeof document === 'undefined' ? undefined : document.body;
+
+/** Said (and shown) when a row is dragged out of its category: it cannot land there. */
+export const REORDER_WITHIN_CATEGORY =
+  'An aspect can only be reordered within its category. To move it to another category, use Edit Aspect.';
+
+/**
+ * The rows of a category are its only drop targets. While the pointer is above or below them (over
+ * another category), nothing collides, so the drop is refused and the row snaps back; closest
+ * centre alone would pick this category's first or last row and move the aspect there silently.
+ */
+const withinCategory: CollisionDetection = (args) => {
+  const { pointerCoordinates, droppableRects } = args;
+  if (pointerCoordinates) {
+    let top = Infinity;
+    let bottom = -Infinity;
+    for (const rect of droppableRects.values()) {
+      top = Math.min(top, rect.top);
+      bottom = Math.max(bottom, rect.bottom);
+    }
+    if (pointerCoordinates.y < top || pointerCoordinates.y > bottom) return [];
+  }
+  return closestCenter(args);
+};
+
+/** Announcements naming aspects by title (dnd-kit's defaults read out ids). */
+function announcementsFor(titleOf: (id: string | number) => string, positionOf: (id: string | number) => number, count: number): Announcements {
+  const at = (id: string | number) => `position ${positionOf(id) + 1} of ${count}`;
+  return {
+    onDragStart: ({ active }) => `Picked up ${titleOf(active.id)}, ${at(active.id)}.`,
+    onDragOver: ({ active, over }) =>
+      over ? `${titleOf(active.id)} is over ${at(over.id)}.` : `${titleOf(active.id)} cannot be dropped here. ${REORDER_WITHIN_CATEGORY}`,
+    onDragEnd: ({ active, over }) =>
+      over ? `${titleOf(active.id)} was dropped at ${at(over.id)}.` : `${titleOf(active.id)} was not moved. ${REORDER_WITHIN_CATEGORY}`,
+    onDragCancel: ({ active }) => `Reordering cancelled. ${titleOf(active.id)} was not moved.`,
+  };
+}
 
 function CategoryHeader({ category, columns, editable, handlers, ariaRow }: { category: Category; columns: number; editable: boolean; handlers: RoadmapTableHandlers; ariaRow: number }) {
   return (
@@ -94,10 +135,29 @@ function SortableRows(props: RowsProps) {
   const full = (aspect: Aspect, i: number) => isFull(props, i, aspect.id) || aspect.id === dragging;
   const ids = useMemo(() => group.aspects.map((a) => a.id), [group.aspects]);
   const fullIds = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
+  const accessibility = useMemo(() => {
+    const titles = new Map(group.aspects.map((a) => [a.id, a.title]));
+    const announcements = announcementsFor(
+      (id) => titles.get(String(id)) ?? 'The aspect',
+      (id) => ids.indexOf(String(id)),
+      ids.length,
+    );
+    return { container: liveRegionContainer, announcements };
+  }, [group.aspects, ids]);
   const onDragEnd = useCallback(
     ({ active, over }: DragEndEvent) => {
       setDragging(null);
-      if (!over || active.id === over.id) return;
+      if (!over) {
+        // Dropped outside its category (see withinCategory): the row snaps back; say why, visibly too.
+        notifications.show({
+          id: 'reorder-within-category',
+          color: 'orange',
+          message: REORDER_WITHIN_CATEGORY,
+          closeButtonProps: { 'aria-label': 'Close notification' },
+        });
+        return;
+      }
+      if (active.id === over.id) return;
       const from = ids.indexOf(String(active.id));
       const to = ids.indexOf(String(over.id));
       if (from < 0 || to < 0) return;
@@ -114,11 +174,11 @@ function SortableRows(props: RowsProps) {
   return (
     <DndContext
       sensors={sensors}
-      collisionDetection={closestCenter}
+      collisionDetection={withinCategory}
       onDragStart={({ active }) => setDragging(String(active.id))}
       onDragCancel={() => setDragging(null)}
       onDragEnd={onDragEnd}
-      accessibility={dndAccessibility}
+      accessibility={accessibility}
     >
       <SortableContext items={fullIds} strategy={verticalListSortingStrategy}>
         {rows}
@@ -158,8 +218,19 @@ const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
 export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, editable, searching, handlers, emptyText }: Props) {
   const { offsets, keys, ariaRowCount, ariaRows } = useMemo(() => groupLayout(groups), [groups]);
   const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
-  return (
-    <div className="roadmap-scroll" role="region" aria-label="Roadmap" tabIndex={0}>
+  const quarterScroll = useQuarterScroll(timeline.length);
+  const { view } = quarterScroll;
+  const panel = (
+    <div
+      className="roadmap-scroll"
+      role="region"
+      aria-label="Roadmap"
+      aria-describedby={timeline.length ? 'roadmap-quarters-status' : undefined}
+      tabIndex={0}
+      ref={quarterScroll.panelRef}
+      onScroll={quarterScroll.onScroll}
+      onKeyDown={quarterScroll.onKeyDown}
+    >
       <table className="roadmap-table" data-testid="roadmap-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
         <thead>
           <tr aria-rowindex={1}>
@@ -210,4 +281,38 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
       </table>
     </div>
   );
+  if (timeline.length === 0) return panel;
+  return (
+    <div className="roadmap-frame">
+      <div className="roadmap-quarter-bar">
+        <Button variant="default" size="xs" onClick={quarterScroll.previous} disabled={view.before === 0 && !view.scrolled}>
+          <span aria-hidden="true">←&nbsp;</span>Previous quarter
+        </Button>
+        <Button variant="default" size="xs" onClick={quarterScroll.next} disabled={view.after === 0}>
+          Next quarter<span aria-hidden="true">&nbsp;→</span>
+        </Button>
+        <span id="roadmap-quarters-status" className="roadmap-quarter-status" role="status" data-testid="quarters-status">
+          {quarterStatus(timeline.length, view)}
+        </span>
+      </div>
+      <div className="roadmap-panel-wrap">
+        {panel}
+        {view.after > 0 ? (
+          // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
+          <div className="roadmap-more-cue" aria-hidden="true" data-testid="quarters-more-cue" style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}>
+            <span className="roadmap-more-cue-label" onClick={quarterScroll.next}>
+              {quarters(view.after, 'more')} →
+            </span>
+          </div>
+        ) : null}
+      </div>
+    </div>
+  );
 });
+
+/** What the bar above the roadmap says about the quarters out of view. */
+function quarterStatus(total: number, view: QuarterView): string {
+  if (view.before === 0 && view.after === 0) return `All ${quarters(total)} in view`;
+  const parts = [view.before ? `← ${quarters(view.before)} earlier` : '', view.after ? `${quarters(view.after, 'more')} →` : ''];
+  return `${parts.filter(Boolean).join(' · ')} (scroll sideways, use the arrow keys or Shift with the mouse wheel)`;
+}

@@ -131,15 +131,18 @@ export const RoadmapRow = memo(function RoadmapRow(props: RowProps) {
  * by its handle; while `sortable` is false (a search filters the list) it has no handle.
  */
 export const SortableRoadmapRow = memo(function SortableRoadmapRow({ sortable, ...props }: RowProps & { sortable: boolean }) {
-  const { setNodeRef, setActivatorNodeRef, attributes, listeners, transform, transition, isDragging } = useSortable({ id: props.aspect.id, disabled: !sortable });
+  const { setNodeRef, setActivatorNodeRef, attributes, listeners, transform, transition, isDragging, over } = useSortable({ id: props.aspect.id, disabled: !sortable });
+  // Dragged away from its category's rows: nothing to land on, so the row shows it will not drop.
+  const refused = isDragging && over === null;
   const style: CSSProperties = { transform: CSS.Translate.toString(transform), transition };
   const handle: DragHandleProps | undefined = sortable ? { ...attributes, ...listeners, ref: setActivatorNodeRef } : undefined;
   return (
     <tr
       ref={setNodeRef}
       style={style}
-      className={rowClass(props.aspect, isDragging ? 'roadmap-row-dragging' : '')}
+      className={rowClass(props.aspect, isDragging ? `roadmap-row-dragging${refused ? ' roadmap-row-refused' : ''}` : '')}
       data-testid="aspect-row"
+      data-drop={refused ? 'refused' : undefined}
       aria-rowindex={props.ariaRow}
       {...windowRowAttributes(props.aspect.id, props.index)}
     >

@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Role } from '../../../common/roles';
 import type { Executor } from '../client';
+import { tenantUserIds } from './admin';
 import {
   actorRoles,
   aspects,
@@ -222,8 +223,7 @@ export async function deleteAssignment(db: Executor, tenantId: string, id: strin
 
 // ---------------------------------------------------------------- tenant users
 
-const memberOf = (tenantId: string) =>
-  sql`(${users.tenantId} = ${tenantId} or exists (select 1 from ${tenantMemberships} m where m.user_id = ${users.id} and m.tenant_id = ${tenantId}))`;
+const memberOf = (tenantId: string) => sql`${users.id} in ${tenantUserIds(tenantId)}`;
 
 /** A person the tenant's admins can assign: `id` is the one they know (see pendingHere), `accountId` the user's. */
 export interface AssignableUser {
@@ -248,11 +248,13 @@ const assignableColumns = {
  * plugin refuses non-members).
  */
 export function listTenantUsers(db: Executor, tenantId: string): Promise<AssignableUser[]> {
+  // From the ids of its members and invitees (each read by its index), not from every user.
+  const ids = sql`(${tenantUserIds(tenantId)} union select i.user_id from tenant_invitations i where i.tenant_id = ${tenantId})`;
   return db
     .select(assignableColumns)
     .from(users)
+    .innerJoin(sql`${ids} as assignable_ids`, sql`assignable_ids.id = ${users.id}`)
     .leftJoin(tenantInvitations, pendingHere(tenantId))
-    .where(sql`(${memberOf(tenantId)} or ${tenantInvitations.id} is not null)`)
     .orderBy(asc(assignableColumns.name), asc(users.email));
 }
 
@@ -269,8 +271,20 @@ export async function findTenantUser(db: Executor, tenantId: string, where: { id
 
 // ---------------------------------------------------------------- snapshots
 
-export function listSnapshots(db: Executor, tenantId: string, serviceId: string, opts: { publicOnly: boolean }) {
-  const base = and(eq(snapshots.tenantId, tenantId), eq(snapshots.serviceId, serviceId));
+/** A service's snapshots, newest first; `before` is the id of the last one of the page before. */
+export function listSnapshots(
+  db: Executor,
+  tenantId: string,
+  serviceId: string,
+  opts: { publicOnly: boolean; before?: string; limit: number },
+) {
+  const conditions: SQL[] = [eq(snapshots.tenantId, tenantId), eq(snapshots.serviceId, serviceId)];
+  if (opts.publicOnly) conditions.push(eq(snapshots.visibility, 'public'));
+  // The place of `before` in the order below (time desc, id asc); an unknown id gives an empty page.
+  if (opts.before !== undefined) {
+    conditions.push(sql`exists (select 1 from snapshots b where b.id = ${opts.before} and b.service_id = ${serviceId}
+      and (${snapshots.createdAt} < b.created_at or (${snapshots.createdAt} = b.created_at and ${snapshots.id} > b.id)))`);
+  }
   return db
     .select({
       id: snapshots.id,
@@ -282,8 +296,9 @@ export function listSnapshots(db: Executor, tenantId: string, serviceId: string,
       createdAt: snapshots.createdAt,
     })
     .from(snapshots)
-    .where(opts.publicOnly ? and(base, eq(snapshots.visibility, 'public')) : base)
-    .orderBy(sql`${snapshots.createdAt} desc`, asc(snapshots.id));
+    .where(and(...conditions))
+    .orderBy(sql`${snapshots.createdAt} desc`, asc(snapshots.id))
+    .limit(opts.limit);
 }
 
 export async function findSnapshot(db: Executor, tenantId: string, id: string): Promise<SnapshotRow | undefined> {
@@ -309,6 +324,15 @@ export async function loadServiceContent(db: Executor, tenantId: string, service
   return { categories: cats, aspects: asps, availabilities: avails, roles, templates };
 }
 export type ServiceContent = Awaited<ReturnType<typeof loadServiceContent>>;
+
+/** The tenant's service names that are `base` or `base (n)`: what a proposed free name must avoid. */
+export async function namesLike(db: Executor, tenantId: string, base: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ name: services.name })
+    .from(services)
+    .where(and(eq(services.tenantId, tenantId), sql`(${services.name} = ${base} or left(${services.name}, length(${base}) + 2) = ${`${base} (`})`));
+  return new Set(rows.map((r) => r.name));
+}
 
 /** Slugs of a tenant that start with the given base: used to pick a free slug. */
 export async function slugsLike(db: Executor, tenantId: string, base: string): Promise<Set<string>> {

@@ -150,15 +150,47 @@ describe('PUT /api/aspects/:id', () => {
     expect(noVersion.json().aspect).toMatchObject({ title: 'Last word', version: 3, is_public: false });
   });
 
-  it('moves an aspect to another category of the same service, and refuses one of another service', async () => {
+  it('moves an aspect to the end of another category of the same service, with an audit row naming both', async () => {
     const f = await freshCategory();
     const target = await createCategory(t.db, w.tenant.id, f.service.id, 'Target', 1);
     await createAspect(t.db, w.tenant.id, f.service.id, target.id, { position: 0 });
+    await createAspect(t.db, w.tenant.id, f.service.id, target.id, { position: 4 });
     const res = await api('editor')('PUT', `/api/aspects/${f.aspects[0]!.id}`, { title: 'Moved', categoryId: target.id });
-    expect(res.json().aspect).toMatchObject({ category_id: target.id, position: 1 });
-    const wrong = await api('editor')('PUT', `/api/aspects/${f.aspects[1]!.id}`, { title: 'X', categoryId: w.category.id });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().aspect).toMatchObject({ category_id: target.id, position: 5 });
+    const listed = await api('editor')('GET', `/api/aspects/service/${f.service.id}?showPrivate=true`);
+    const inTarget = listed.json().aspects.filter((a: { category_id: string }) => a.category_id === target.id);
+    expect(inTarget.at(-1).id).toBe(f.aspects[0]!.id);
+    const audit = await t.db.select().from(auditLog).where(eq(auditLog.targetId, f.aspects[0]!.id));
+    expect(audit.map((a) => a.action)).toEqual(['aspect.move']);
+    expect(audit[0]!.details).toMatchObject({
+      serviceId: f.service.id,
+      title: 'Moved',
+      from: { id: f.category.id, name: f.category.name },
+      to: { id: target.id, name: 'Target' },
+    });
+    // Saving with the category it already has is an edit, not a move.
+    await api('editor')('PUT', `/api/aspects/${f.aspects[0]!.id}`, { title: 'Moved again', categoryId: target.id });
+    expect((await t.db.select().from(auditLog).where(eq(auditLog.targetId, f.aspects[0]!.id))).length).toBe(1);
+  });
+
+  it('refuses a move to a category of another service (400), of another tenant (404), by a reader (403), on an archived service (409)', async () => {
+    const f = await freshCategory();
+    const target = await createCategory(t.db, w.tenant.id, f.service.id, 'Target', 1);
+    const url = `/api/aspects/${f.aspects[1]!.id}`;
+    const wrong = await api('editor')('PUT', url, { title: 'X', categoryId: w.category.id });
     expect(wrong.statusCode).toBe(400);
-    expect(wrong.json().error).toBe(C.categoryNotInService);
+    expect(wrong.json()).toMatchObject({ error: C.categoryNotInService, field: 'categoryId' });
+    expect((await api('admin')('PUT', url, { title: 'X', categoryId: w.foreignCategory.id })).statusCode).toBe(404);
+    expect((await api('reader')('PUT', url, { title: 'X', categoryId: target.id })).statusCode).toBe(403);
+    expect((await api('admin')('PUT', `/api/aspects/${w.foreignAspect.id}`, { title: 'X', categoryId: target.id })).statusCode).toBe(404);
+    const archivedTarget = await createCategory(t.db, w.tenant.id, w.archived.id, 'Archived target', 1);
+    const archived = await api('admin')('PUT', `/api/aspects/${w.archivedAspect.id}`, { title: 'X', categoryId: archivedTarget.id });
+    expect(archived.statusCode).toBe(409);
+    const stayed = await api('editor')('GET', url);
+    expect(stayed.json().aspect).toMatchObject({ category_id: f.category.id, title: 'A1' });
+    const audit = await t.db.select().from(auditLog).where(eq(auditLog.targetId, f.aspects[1]!.id));
+    expect(audit).toEqual([]);
   });
 });
 

@@ -64,14 +64,29 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
       }
       const changes: AspectChanges = { title: input.title, description: sanitizeRichText(input.description) };
       if (input.isPublic !== undefined) changes.isPublic = input.isPublic;
+      let move: { from: { id: string; name: string | null }; to: { id: string; name: string } } | undefined;
       if (input.categoryId && input.categoryId !== current.categoryId) {
+        // The aspect's grant covers its service; the target is only checked to be one of that service's categories.
         const category = await findCategory(tx, tenantId, input.categoryId);
-        if (!category || category.serviceId !== current.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
+        // Another tenant's category is invisible here, so it answers 404 like any unknown record.
+        if (!category) throw notFound();
+        if (category.serviceId !== current.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
         changes.categoryId = category.id;
         changes.position = await nextAspectPosition(tx, tenantId, category.id);
+        const source = await findCategory(tx, tenantId, current.categoryId);
+        move = { from: { id: current.categoryId, name: source?.name ?? null }, to: { id: category.id, name: category.name } };
       }
       const row = await updateAspect(tx, tenantId, aspect.id, changes);
       await touchService(tx, tenantId, aspect.serviceId);
+      if (move) {
+        await writeAudit(tx, actor, {
+          tenantId,
+          action: 'aspect.move',
+          targetType: 'aspect',
+          targetId: aspect.id,
+          details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to },
+        });
+      }
       return row!;
     });
     return { aspect: presentAspect(updated) };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { createWorld, type World } from '../../test/factories';
+import { createAspect, createCategory, createService, createWorld, type World } from '../../test/factories';
 import { writeAudit } from '../../commands/audit';
 
 let t: TestApp;
@@ -49,7 +49,24 @@ describe('GET /api/audit', () => {
     const ids = entries.map((e: { id: number }) => e.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(Object.keys(entries[0]).sort()).toEqual(
-      ['action', 'actor_email', 'created_at', 'details', 'id', 'impersonator_email', 'target_id', 'target_type', 'tenant_id'].sort(),
+      [
+        'action',
+        'actor_email',
+        'created_at',
+        'details',
+        'id',
+        'impersonator_email',
+        'target_id',
+        'target_type',
+        'tenant_id',
+        'actor_name',
+        'impersonator_name',
+        'tenant_name',
+        'action_label',
+        'target_name',
+        'service_name',
+        'changes',
+      ].sort(),
     );
   });
 
@@ -104,5 +121,59 @@ describe('GET /api/admin/audit', () => {
     const { entries } = res.json();
     expect(entries.some((e: { details: { platform?: boolean } }) => e.details?.platform)).toBe(true);
     expect(entries.every((e: { tenant_id: string | null }) => e.tenant_id === null)).toBe(true);
+  });
+});
+
+describe('audit entries in words', () => {
+  it('name who did it, the action, its target and what changed, keeping the ids and raw details', async () => {
+    const admin = { token: w.tokens.admin, tenant: w.tenant.slug };
+    const service = await createService(t.db, w.tenant.id, { name: 'Student Email' });
+    const from = await createCategory(t.db, w.tenant.id, service.id, 'Mailboxes', 0);
+    const to = await createCategory(t.db, w.tenant.id, service.id, 'Security', 1);
+    const moved = await createAspect(t.db, w.tenant.id, service.id, from.id, { title: 'Spam filter' });
+    const gone = await createAspect(t.db, w.tenant.id, service.id, from.id, { title: 'Old webmail', position: 1 });
+    expect((await call(t.app, 'PUT', `/api/aspects/${moved.id}`, { ...admin, body: { title: 'Spam filter', categoryId: to.id } })).statusCode).toBe(200);
+    expect((await call(t.app, 'DELETE', `/api/aspects/${gone.id}`, admin)).statusCode).toBe(204);
+    // Renamed after the move: the log shows the name it has now.
+    await call(t.app, 'PUT', `/api/aspects/${moved.id}`, { ...admin, body: { title: 'Spam and phishing filter' } });
+
+    const res = await call(t.app, 'GET', '/api/audit', { ...admin, query: { limit: '5' } });
+    expect(res.statusCode).toBe(200);
+    const byAction = new Map(res.json().entries.map((e: { action: string }) => [e.action, e]));
+    expect(byAction.get('aspect.move')).toMatchObject({
+      actor_email: w.users.admin.email,
+      actor_name: w.users.admin.name,
+      tenant_name: w.tenant.name,
+      action_label: 'Moved aspect',
+      target_type: 'aspect',
+      target_id: moved.id,
+      target_name: 'Spam and phishing filter',
+      service_name: 'Student Email',
+      changes: [{ label: 'Category', from: 'Mailboxes', to: 'Security' }],
+      details: { from: { id: from.id, name: 'Mailboxes' }, to: { id: to.id, name: 'Security' } },
+    });
+    // A deleted record is named by what its entry recorded.
+    expect(byAction.get('aspect.delete')).toMatchObject({ action_label: 'Deleted aspect', target_id: gone.id, target_name: 'Old webmail', service_name: 'Student Email' });
+  });
+
+  it('name the users and tenants of role and membership changes for the super admin', async () => {
+    const reader = w.users.reader;
+    await writeAudit(t.db, null, { tenantId: w.tenant.id, action: 'user.role_change', targetType: 'user', targetId: reader.id, details: { from: 'reader', to: 'editor' } });
+    await writeAudit(t.db, null, {
+      tenantId: w.tenant.id,
+      action: 'user.memberships_change',
+      targetType: 'user',
+      targetId: reader.id,
+      details: { from: [w.tenant.id], to: [w.tenant.id, w.other.id] },
+    });
+    const log = await call(t.app, 'GET', '/api/admin/audit', { token: w.tokens.superAdmin, query: { tenantId: w.tenant.id, limit: '2' } });
+    const [memberships, role] = log.json().entries;
+    expect(role).toMatchObject({ action_label: 'Changed the role of', target_name: reader.name, changes: [{ label: 'Role', from: 'reader', to: 'editor' }] });
+    expect(memberships).toMatchObject({
+      action: 'user.memberships_change',
+      target_id: reader.id,
+      target_name: reader.name,
+      changes: [{ label: 'Tenants', from: w.tenant.name, to: `${w.tenant.name}, ${w.other.name}` }],
+    });
   });
 });

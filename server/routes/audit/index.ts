@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { adminAuditQuerySchema, auditPageQuerySchema, AUDIT_PAGE_DEFAULT } from '../../../common/schemas/audit';
 import { notFound } from '../../errors';
-import { listAudit } from '../../db/queries/audit';
+import { auditNames, listAudit, type AuditRow } from '../../db/queries/audit';
 import { findTenantById } from '../../db/queries/users';
-import { presentAuditPage } from '../../presenters/audit';
+import { auditNameIds, presentAuditPage } from '../../presenters/audit';
 import { requireActor, scope } from '../../plugins/context';
 import { requirePlatform, requireTenant } from '../../policies';
 import { parse } from '../../validation';
@@ -12,12 +12,15 @@ import { parse } from '../../validation';
 export default async function auditRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
+  /** A page in words: the names of what its entries name, read in one statement for the whole page. */
+  const present = async (rows: AuditRow[], limit: number) => presentAuditPage(rows, limit, await auditNames(db(), auditNameIds(rows)));
+
   app.get('/audit', async (req) => {
     const query = parse(auditPageQuerySchema, req.query);
     const { actor, tenantId } = scope(req);
     requireTenant(actor, 'tenant.users');
     const limit = query.limit ?? AUDIT_PAGE_DEFAULT;
-    return presentAuditPage(await listAudit(db(), tenantId, { before: query.before, limit }), limit);
+    return present(await listAudit(db(), tenantId, { before: query.before, limit }), limit);
   });
 
   app.get('/admin/audit', { config: { tenant: false } }, async (req) => {
@@ -25,6 +28,6 @@ export default async function auditRoutes(app: FastifyInstance) {
     requirePlatform(requireActor(req));
     if (query.tenantId && !(await findTenantById(db(), query.tenantId))) throw notFound();
     const limit = query.limit ?? AUDIT_PAGE_DEFAULT;
-    return presentAuditPage(await listAudit(db(), query.tenantId ?? null, { before: query.before, limit }), limit);
+    return present(await listAudit(db(), query.tenantId ?? null, { before: query.before, limit }), limit);
   });
 }

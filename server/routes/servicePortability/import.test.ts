@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import { IMPORT_MESSAGES } from '../../commands/importService';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createAspect, createCategory, createService, createWorld, setAvailability, type World } from '../../test/factories';
-import { multipartFile } from './multipart';
+import { multipartFile, multipartForm } from './multipart';
+import { M } from '../../../common/messages';
 import { validateIcon } from '../../content/icon';
 
 let t: TestApp;
@@ -176,5 +177,60 @@ describe('POST /api/services/import rights', () => {
     const { body, headers } = multipartFile(file);
     expect((await call(t.app, 'POST', '/api/services/import', { body, headers })).statusCode).toBe(401);
     expect((await upload(file, w.tokens.editor)).statusCode).toBe(403);
+  });
+});
+
+describe('import with a chosen name and slug', () => {
+  const file = (name: string, slug: string) =>
+    gzipSync(JSON.stringify({ format: 'service-catalog', version: 1, service: { name, slug }, categories: [], aspects: [], availabilities: [], roles: [], templates: [] }));
+  const send = (url: string, fields: Record<string, string>, content: Buffer, token = w.tokens.admin) => {
+    const { body, headers } = multipartForm(fields, content);
+    return call(t.app, 'POST', url, { ...as(token), body, headers });
+  };
+
+  it('previews a file: its name and slug, and the free ones of the tenant', async () => {
+    await createService(t.db, w.tenant.id, { name: 'Student Email', slug: 'student-email' });
+    await createService(t.db, w.tenant.id, { name: 'Student Email (2)', slug: 'student-email-2' });
+    const res = await send('/api/services/import/preview', {}, file('Student Email', 'student-email'));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().preview).toMatchObject({ name: 'Student Email', slug: 'student-email', proposed_name: 'Student Email (3)', proposed_slug: 'student-email-3' });
+    const free = await send('/api/services/import/preview', {}, file('Unheard Of', 'unheard-of'));
+    expect(free.json().preview).toMatchObject({ proposed_name: 'Unheard Of', proposed_slug: 'unheard-of' });
+    const before = await counts();
+    expect((await send('/api/services/import/preview', {}, Buffer.from('not gzip'))).json().error).toBe(IMPORT_MESSAGES.notGzip);
+    expect((await send('/api/services/import/preview', {}, file('X', 'x'), w.tokens.editor)).statusCode).toBe(403);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('creates the service under the name and slug given', async () => {
+    const res = await send('/api/services/import', { name: '  Mail for Students ', slug: 'mail-for-students' }, file('Student Email', 'student-email'));
+    expect(res.statusCode).toBe(201);
+    expect(res.json().service).toMatchObject({ name: 'Mail for Students', slug: 'mail-for-students' });
+    const audit = await t.db.execute(sql`select details from audit_log where action = 'service.import' and target_id = ${res.json().service.id}`);
+    expect((audit as unknown as { rows: { details: unknown }[] }).rows[0]!.details).toMatchObject({ name: 'Mail for Students', slug: 'mail-for-students' });
+  });
+
+  it('answers 409 for a taken slug and 400 naming the field for an invalid one, writing nothing', async () => {
+    await createService(t.db, w.tenant.id, { name: 'Taken', slug: 'taken-slug' });
+    const before = await counts();
+    const taken = await send('/api/services/import', { name: 'New', slug: 'taken-slug' }, file('New', 'new'));
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().error).toBe(M.slugTaken);
+    const badSlug = await send('/api/services/import', { name: 'New', slug: 'Not A Slug' }, file('New', 'new'));
+    expect(badSlug.statusCode).toBe(400);
+    expect(badSlug.json()).toMatchObject({ error: M.slugPattern, field: 'slug' });
+    const blankName = await send('/api/services/import', { name: '  ', slug: 'fine' }, file('New', 'new'));
+    expect(blankName.statusCode).toBe(400);
+    expect(blankName.json()).toMatchObject({ error: M.serviceNameRequired, field: 'name' });
+    expect(await counts()).toEqual(before);
+  });
+
+  it('keeps the file\'s name and gives a numeric suffix when no fields are sent', async () => {
+    await createService(t.db, w.tenant.id, { name: 'Plain', slug: 'plain' });
+    const res = await upload(file('Plain', 'plain'));
+    expect(res.statusCode).toBe(201);
+    expect(res.json().service).toMatchObject({ name: 'Plain', slug: 'plain-2' });
+    const onlyName = await send('/api/services/import', { name: 'Plain again' }, file('Plain', 'plain'));
+    expect(onlyName.json().service).toMatchObject({ name: 'Plain again', slug: 'plain-3' });
   });
 });

@@ -2,9 +2,10 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { IMPORT_MAX_COMPRESSED_BYTES } from '../../../common/limits';
+import { importNamingSchema } from '../../../common/schemas/services';
 import { moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
-import { IMPORT_MESSAGES, writeImport } from '../../commands/importService';
+import { IMPORT_MESSAGES, proposeNaming, writeImport } from '../../commands/importService';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
 import { findTenantById } from '../../db/queries/users';
@@ -22,19 +23,42 @@ function parseId(input: unknown): string {
   return r.data.id;
 }
 
-/** Reads the multipart field 'file', stopping as soon as it passes the compressed-size limit. */
-async function readUpload(req: FastifyRequest): Promise<Buffer> {
-  let part;
+/** The multipart text fields an import reads besides the file; any other is ignored. */
+const NAMING_FIELDS = new Set(['name', 'slug']);
+
+/**
+ * Reads the multipart field 'file', stopping as soon as it passes the compressed-size limit, and
+ * the optional text fields 'name' and 'slug', which must come before the file (as browsers send
+ * FormData fields in the order they were appended).
+ */
+async function readUpload(req: FastifyRequest): Promise<{ file: Buffer; fields: Record<string, string> }> {
+  const fields: Record<string, string> = {};
+  let file: Buffer | null = null;
   try {
-    part = await req.file({ limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1, fields: 5, parts: 10 } });
-  } catch {
-    throw invalid(IMPORT_MESSAGES.fileRequired, 'file');
+    for await (const part of req.parts({ limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1, fields: 5, parts: 10 } })) {
+      if (part.type === 'field') {
+        if (NAMING_FIELDS.has(part.fieldname)) fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+        continue;
+      }
+      if (part.fieldname !== 'file') throw invalid(IMPORT_MESSAGES.fileRequired, 'file');
+      file = await readFilePart(part.file);
+      // The file ends the reading: anything after it (a second file) is left unread, as before.
+      break;
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
+    throw invalid(file ? IMPORT_MESSAGES.incompleteUpload : IMPORT_MESSAGES.fileRequired, 'file');
   }
-  if (!part || part.fieldname !== 'file') throw invalid(IMPORT_MESSAGES.fileRequired, 'file');
+  if (!file) throw invalid(IMPORT_MESSAGES.fileRequired, 'file');
+  return { file, fields };
+}
+
+async function readFilePart(stream: AsyncIterable<Buffer> & { truncated?: boolean }): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of part.file) {
+    for await (const chunk of stream) {
       size += chunk.length;
       if (size > IMPORT_MAX_COMPRESSED_BYTES) throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
       chunks.push(chunk);
@@ -45,7 +69,7 @@ async function readUpload(req: FastifyRequest): Promise<Buffer> {
     // The multipart body ended or broke before the file did.
     throw invalid(IMPORT_MESSAGES.incompleteUpload, 'file');
   }
-  if (part.file.truncated) throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
+  if (stream.truncated) throw tooLarge(IMPORT_MESSAGES.tooLargeCompressed);
   return Buffer.concat(chunks);
 }
 
@@ -62,10 +86,33 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
   app.post('/services/import', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     requireTenant(actor, 'tenant.services');
-    const file = await readUpload(req);
+    const { file, fields } = await readUpload(req);
+    const naming = parse(importNamingSchema, fields);
     const prepared = await importThread.prepare(file);
-    const service = await writeImport(db(), actor, tenantId, prepared);
+    const service = await writeImport(db(), actor, tenantId, prepared, naming);
     return reply.status(201).send({ service: presentService(service) });
+  });
+
+  /**
+   * Reads a .catalog file without importing it: its service's name and slug, and the free name and
+   * slug the import dialog proposes. A file that would not import is refused as the import refuses it.
+   */
+  app.post('/services/import/preview', async (req) => {
+    const { actor, tenantId } = scope(req);
+    requireTenant(actor, 'tenant.services');
+    const { file } = await readUpload(req);
+    const prepared = await importThread.prepare(file);
+    const naming = await proposeNaming(db(), tenantId, prepared);
+    return {
+      preview: {
+        name: naming.name,
+        slug: naming.slug,
+        proposed_name: naming.proposedName,
+        proposed_slug: naming.proposedSlug,
+        categories: prepared.counts.categories,
+        aspects: prepared.counts.aspects,
+      },
+    };
   });
 
   app.patch('/services/:id/move-tenant', async (req) => {

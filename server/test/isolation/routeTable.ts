@@ -85,6 +85,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /api/export/service/:id/csv': 'service.settings',
   'GET /api/services/:id/export': 'service.settings',
   'POST /api/services/import': 'tenant.services',
+  'POST /api/services/import/preview': 'tenant.services',
   'PATCH /api/services/:id/move-tenant': 'tenant.services',
   'DELETE /api/services/:id/hard-delete': 'services.hardDelete',
   'POST /api/invitations/:id/accept': 'self',
@@ -180,6 +181,7 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'PUT /api/service-roles/:id': () => json({ role: 'admin' }),
   'POST /api/snapshots': (d) => json({ serviceId: d.service.id, label: 'Probe snapshot', visibility: 'internal', note: '' }),
   'POST /api/services/import': (_d, c) => multipart(c.catalogFile),
+  'POST /api/services/import/preview': (_d, c) => multipart(c.catalogFile),
   'PATCH /api/services/:id/move-tenant': (_d, c) => json({ targetTenantId: c.otherTenantId }),
   'POST /api/invitations/:id/accept': () => json({}),
 };

@@ -115,8 +115,16 @@ export function CreateAspectModal(props: CreateProps) {
   );
 }
 
-function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; aspect: Aspect; onClose: () => void }) {
+interface EditProps {
+  serviceId: string;
+  aspect: Aspect;
+  categories: Category[];
+  onClose: () => void;
+}
+
+function EditAspectForm({ serviceId, aspect, categories, onClose }: EditProps) {
   const [form, setForm] = useState<AspectForm>({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
+  const [categoryId, setCategoryId] = useState<string>(aspect.category_id);
   const [titleError, setTitleError] = useState<string | null>(null);
   const { error, setError, run } = useModalAction(onClose);
   const [confirming, setConfirming] = useState(false);
@@ -129,7 +137,16 @@ function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; asp
     if (!form.title.trim()) return setTitleError(M.aspectTitleRequired);
     setTitleError(null);
     await run(
-      () => update.mutateAsync({ id: aspect.id, title: form.title.trim(), description: form.description, isPublic: form.isPublic, version: aspect.version }),
+      () =>
+        update.mutateAsync({
+          id: aspect.id,
+          title: form.title.trim(),
+          description: form.description,
+          isPublic: form.isPublic,
+          version: aspect.version,
+          // Sent only when it changes: the server then moves the aspect to the end of that category.
+          ...(categoryId !== aspect.category_id ? { categoryId } : {}),
+        }),
       M.failedUpdateAspect,
     );
   };
@@ -151,6 +168,14 @@ function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; asp
     <form onSubmit={submit} noValidate>
       <Stack gap="md">
         <ErrorBox error={error} />
+        <Select
+          label="Category"
+          required
+          data={categories.map((c) => ({ value: c.id, label: c.name }))}
+          value={categoryId}
+          onChange={(value) => value && setCategoryId(value)}
+          allowDeselect={false}
+        />
         <AspectFields form={form} setForm={setForm} titleError={titleError} />
         <Group justify="space-between">
           <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>
@@ -170,10 +195,10 @@ function EditAspectForm({ serviceId, aspect, onClose }: { serviceId: string; asp
   );
 }
 
-export function EditAspectModal({ serviceId, aspect, onClose }: { serviceId: string; aspect: Aspect | null; onClose: () => void }) {
+export function EditAspectModal({ aspect, ...rest }: Omit<EditProps, 'aspect'> & { aspect: Aspect | null }) {
   return (
-    <CatalogModal opened={aspect !== null} onClose={onClose} title="Edit Aspect" size="lg">
-      {aspect ? <EditAspectForm key={aspect.id} serviceId={serviceId} aspect={aspect} onClose={onClose} /> : null}
+    <CatalogModal opened={aspect !== null} onClose={rest.onClose} title="Edit Aspect" size="lg">
+      {aspect ? <EditAspectForm key={aspect.id} aspect={aspect} {...rest} /> : null}
     </CatalogModal>
   );
 }

@@ -187,7 +187,7 @@ export function CatalogPage() {
                 { value: 'current', label: 'Current' },
               ]}
             />
-            <TextInput aria-label="Search aspects" placeholder="Search aspects..." value={searchInput} onChange={(e) => setSearchInput(e.currentTarget.value)} w={300} />
+            <TextInput aria-label="Search aspects" placeholder="Search aspects..." value={searchInput} onChange={(e) => setSearchInput(e.currentTarget.value)} w={{ base: '100%', xs: 300 }} />
           </Group>
           {mode === 'roadmap' ? (
             <Group gap="sm">
@@ -225,7 +225,7 @@ export function CatalogPage() {
           <CreateCategoryModal serviceId={service.id} opened={creatingCategory} position={nextPosition} onClose={() => setCreatingCategory(false)} />
           <CreateAspectModal serviceId={service.id} categories={orderedCategories} initialCategoryId={newAspectCategory} onClose={() => setNewAspectCategory(null)} />
           <EditCategoryModal serviceId={service.id} category={editingCategory} onClose={() => setEditingCategory(null)} />
-          <EditAspectModal serviceId={service.id} aspect={editingAspect} onClose={() => setEditingAspect(null)} />
+          <EditAspectModal serviceId={service.id} aspect={editingAspect} categories={orderedCategories} onClose={() => setEditingAspect(null)} />
           <AvailabilityModal
             serviceId={service.id}
             target={availability}

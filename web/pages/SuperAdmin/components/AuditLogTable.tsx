@@ -1,12 +1,18 @@
-import { Button, Code, Group, Table, Text } from '@mantine/core';
+import { Button, Code, Group, Stack, Table, Text } from '@mantine/core';
+import { useId, useState } from 'react';
 import type { AuditEntry } from '../../../api/audit';
 
 const formatTime = (iso: string) => new Date(iso).toLocaleString();
 
-function target(entry: AuditEntry): string {
-  if (!entry.target_type) return '';
-  return entry.target_id ? `${entry.target_type} ${entry.target_id}` : entry.target_type;
-}
+/** Target types in words. */
+const TARGET_WORDS: Record<string, string> = {
+  user: 'User',
+  tenant: 'Tenant',
+  service: 'Service',
+  category: 'Category',
+  aspect: 'Aspect',
+  invitation: 'Invitation',
+};
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
 
@@ -25,7 +31,37 @@ function impersonationSummary(entry: AuditEntry): { line: string; reason: string
   return { line, reason: text(entry.details.reason) };
 }
 
-function Details({ entry }: { entry: AuditEntry }) {
+/** A person by name, with the email under it when both are known. */
+function Person({ name, email }: { name: string | null; email: string | null }) {
+  if (!name) return <>{email ?? ''}</>;
+  return (
+    <>
+      <Text size="sm">{name}</Text>
+      {email && email !== name ? (
+        <Text size="xs" c="dimmed">
+          {email}
+        </Text>
+      ) : null}
+    </>
+  );
+}
+
+function Target({ entry }: { entry: AuditEntry }) {
+  if (!entry.target_type) return null;
+  const kind = TARGET_WORDS[entry.target_type] ?? entry.target_type;
+  return (
+    <>
+      <Text size="sm">{entry.target_name ?? kind}</Text>
+      <Text size="xs" c="dimmed">
+        {entry.target_name ? kind : null}
+        {entry.service_name ? `${entry.target_name ? ' in ' : 'In '}${entry.service_name}` : null}
+      </Text>
+    </>
+  );
+}
+
+/** What changed (from -> to), or an impersonation in words. */
+function Changes({ entry }: { entry: AuditEntry }) {
   const summary = impersonationSummary(entry);
   if (summary) {
     return (
@@ -35,7 +71,50 @@ function Details({ entry }: { entry: AuditEntry }) {
       </>
     );
   }
-  return entry.details ? <Code>{JSON.stringify(entry.details)}</Code> : null;
+  return (
+    <>
+      {entry.changes.map((change) => (
+        <Text size="sm" key={change.label}>
+          {change.label}: {change.from ?? ''}
+          {change.from !== null && change.to !== null ? ' → ' : ''}
+          {change.to ?? ''}
+          {change.from !== null && change.to === null ? ' (removed)' : ''}
+        </Text>
+      ))}
+    </>
+  );
+}
+
+/** The entry as recorded (ids and raw details), shown only when asked for. */
+function RecordDisclosure({ entry }: { entry: AuditEntry }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  return (
+    <>
+      <Button variant="subtle" size="compact-sm" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)}>
+        {open ? 'Hide details' : 'Details'}
+      </Button>
+      <div id={id} hidden={!open}>
+        {open ? (
+          <Stack gap={2} mt={4}>
+            <Text size="xs">Action: {entry.action}</Text>
+            {entry.target_type ? (
+              <Text size="xs">
+                Target: {entry.target_type} {entry.target_id ?? ''}
+              </Text>
+            ) : null}
+            {entry.tenant_id ? (
+              <Text size="xs">
+                Tenant: {entry.tenant_name ? `${entry.tenant_name} ` : ''}
+                {entry.tenant_id}
+              </Text>
+            ) : null}
+            {entry.details ? <Code block>{JSON.stringify(entry.details, null, 2)}</Code> : null}
+          </Stack>
+        ) : null}
+      </div>
+    </>
+  );
 }
 
 export interface AuditLogTableProps {
@@ -46,11 +125,11 @@ export interface AuditLogTableProps {
   onLoadMore: () => void;
 }
 
-/** The audit log, newest first, with 'Load more' for older entries. */
+/** The audit log, newest first, in words; each entry's ids and raw details on demand; 'Load more' for older entries. */
 export function AuditLogTable({ entries, loading, hasMore, loadingMore, onLoadMore }: AuditLogTableProps) {
   return (
     <>
-      <Table.ScrollContainer minWidth={760}>
+      <Table.ScrollContainer minWidth={860}>
         <Table striped highlightOnHover aria-label="Audit log entries">
           <Table.Thead>
             <Table.Tr>
@@ -59,6 +138,7 @@ export function AuditLogTable({ entries, loading, hasMore, loadingMore, onLoadMo
               <Table.Th>Actor</Table.Th>
               <Table.Th>Impersonated by</Table.Th>
               <Table.Th>Target</Table.Th>
+              <Table.Th>Changes</Table.Th>
               <Table.Th>Details</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -66,12 +146,21 @@ export function AuditLogTable({ entries, loading, hasMore, loadingMore, onLoadMo
             {entries.map((e) => (
               <Table.Tr key={e.id}>
                 <Table.Td>{formatTime(e.created_at)}</Table.Td>
-                <Table.Td>{e.action}</Table.Td>
-                <Table.Td>{e.actor_email ?? ''}</Table.Td>
-                <Table.Td>{e.impersonator_email ?? ''}</Table.Td>
-                <Table.Td>{target(e)}</Table.Td>
+                <Table.Td>{e.action_label ?? e.action}</Table.Td>
                 <Table.Td>
-                  <Details entry={e} />
+                  <Person name={e.actor_name} email={e.actor_email} />
+                </Table.Td>
+                <Table.Td>
+                  <Person name={e.impersonator_name} email={e.impersonator_email} />
+                </Table.Td>
+                <Table.Td>
+                  <Target entry={e} />
+                </Table.Td>
+                <Table.Td>
+                  <Changes entry={e} />
+                </Table.Td>
+                <Table.Td>
+                  <RecordDisclosure entry={e} />
                 </Table.Td>
               </Table.Tr>
             ))}
