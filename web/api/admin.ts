@@ -1,4 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { UserPage } from '../../common/schemas/paging';
 import { M } from '../../common/messages';
 import { request } from './client';
 import { useAdminMutation, type Tenant } from './tenants';
@@ -16,7 +17,28 @@ export interface PanelData {
 export function usePanelData(includeArchived: boolean) {
   return useQuery({
     queryKey: ['admin', 'panel', { includeArchived }],
-    queryFn: () => request<PanelData>(`/admin/panel-data?includeArchived=${includeArchived}`, { fallback: M.failedLoadData }),
+    // Every tenant (the panel's modals offer them all), and a single user: the users' table reads
+    // them page by page from /admin/users (useAdminUserPages).
+    queryFn: () => request<PanelData>(`/admin/panel-data?includeArchived=${includeArchived}&limit=1`, { fallback: M.failedLoadData }),
+  });
+}
+
+/**
+ * Every tenant's users page by page, searched and filtered by group on the server (the panel's
+ * User Management); under the 'admin' key, so that the panel's writes refresh it.
+ */
+export function useAdminUserPages(search: string, group: 'all' | AdminUser['user_group'], pageSize = 100) {
+  return useInfiniteQuery({
+    queryKey: ['admin', 'users', search, group, pageSize],
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam, signal }) => {
+      const q = new URLSearchParams({ search, limit: String(pageSize) });
+      if (group !== 'all') q.set('group', group);
+      if (pageParam) q.set('after', pageParam);
+      return request<UserPage<AdminUser>>(`/admin/users?${q}`, { fallback: M.failedLoadUsers, signal });
+    },
+    getNextPageParam: (last) => last.next_after,
+    placeholderData: keepPreviousData,
   });
 }
 

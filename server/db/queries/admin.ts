@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { impersonations, serviceRoleAssignments, tenantMemberships, tenants, users } from '../schema';
 import type { UserWithTenants } from './users';
@@ -8,43 +8,123 @@ export interface UserListing extends UserWithTenants {
   tenantName: string | null;
 }
 
-const memberOf = (tenantId: string) =>
-  or(eq(users.tenantId, tenantId), sql`exists(select 1 from tenant_memberships m where m.user_id = ${users.id} and m.tenant_id = ${tenantId})`);
+/*
+ * The ids of a tenant's users: its own (primary tenant) and its members from elsewhere, each from
+ * its index. A condition `tenant_id = X or exists(membership)` on users is checked against every
+ * user of the installation; this union costs what the tenant holds.
+ */
+export const tenantUserIds = (tenantId: string) =>
+  sql`(select u.id from users u where u.tenant_id = ${tenantId} union select m.user_id from tenant_memberships m where m.tenant_id = ${tenantId})`;
 
-async function listUsers(db: Executor, where?: ReturnType<typeof and>): Promise<UserListing[]> {
-  const q = db
+const memberOf = (tenantId: string) => sql`${users.id} in ${tenantUserIds(tenantId)}`;
+
+/** One page of a list of users: a search on name or email, after a (name, email) key, at most `limit` rows. */
+export interface UserPageRequest {
+  search?: string;
+  after?: [name: string, email: string];
+  limit: number;
+  group?: 'manual' | 'entra_auto';
+}
+
+/** `%`, `_` and `\` are taken as typed, not as patterns. */
+export const likeText = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function pageConditions(page: UserPageRequest | undefined): SQL[] {
+  const out: SQL[] = [];
+  if (page?.search) out.push(sql`(${users.name} ilike ${likeText(page.search)} or ${users.email} ilike ${likeText(page.search)})`);
+  if (page?.after) out.push(sql`(${users.name}, ${users.email}) > (${page.after[0]}, ${page.after[1]})`);
+  if (page?.group) out.push(eq(users.userGroup, page.group));
+  return out;
+}
+
+function usersQuery(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string) {
+  const conditions = [...where, ...pageConditions(page)];
+  const base = db
     .select({
       user: users,
       tenantName: tenants.name,
       tenantIds: sql<string[]>`coalesce((select array_agg(m.tenant_id::text order by m.tenant_id) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
     })
-    .from(users)
-    .leftJoin(tenants, eq(tenants.id, users.tenantId));
-  const rows = await (where ? q.where(where) : q).orderBy(asc(users.name), asc(users.email));
+    .from(users);
+  // A tenant's list starts from its user ids, so that the plan reads only its users' rows.
+  const q = (tenantId ? base.innerJoin(sql`${tenantUserIds(tenantId)} as member_ids`, sql`member_ids.id = ${users.id}`) : base).leftJoin(
+    tenants,
+    eq(tenants.id, users.tenantId),
+  );
+  const ordered = (conditions.length ? q.where(and(...conditions)) : q).orderBy(asc(users.name), asc(users.email));
+  return page ? ordered.limit(page.limit) : ordered;
+}
+
+/** The statement that lists a tenant's users (its plan is checked by the tests). */
+export const tenantUsersStatement = (db: Executor, tenantId: string, page?: UserPageRequest) => usersQuery(db, [], page, tenantId).getSQL();
+
+async function listUsers(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string): Promise<UserListing[]> {
+  const rows = await usersQuery(db, where, page, tenantId);
   return rows.map((r) => {
     const ids = new Set([r.user.tenantId, ...(r.tenantIds ?? [])]);
     return { ...r.user, tenantIds: [...ids], tenantName: r.tenantName ?? null };
   });
 }
 
-/** Every user of the installation (super admin panel). */
-export function listAllUsers(db: Executor): Promise<UserListing[]> {
-  return listUsers(db);
+/** Every user of the installation (super admin panel), or one page of them. */
+export function listAllUsers(db: Executor, page?: UserPageRequest): Promise<UserListing[]> {
+  return listUsers(db, [], page);
 }
 
-/** The users who belong to one tenant (primary tenant or membership). */
-export function listTenantUsers(db: Executor, tenantId: string): Promise<UserListing[]> {
-  return listUsers(db, and(memberOf(tenantId)));
+/** The users who belong to one tenant (primary tenant or membership), or one page of them. */
+export function listTenantUsers(db: Executor, tenantId: string, page?: UserPageRequest): Promise<UserListing[]> {
+  return listUsers(db, [], page, tenantId);
+}
+
+/** A row of one page of a tenant's user list: a member's id, or a pending invitation's. */
+export interface TenantPersonKey {
+  id: string;
+  invitation: boolean;
+}
+
+/**
+ * One page of the tenant's user list as GET /api/users shows it: its members, and its pending
+ * invitations in place of the invited accounts, in one order (name, then email, which is unique
+ * across both), so that a cursor never skips or repeats a row.
+ */
+export async function pageTenantPeople(db: Executor, tenantId: string, page: UserPageRequest): Promise<TenantPersonKey[]> {
+  const rows = await db.execute<{ id: string; invitation: boolean }>(tenantPeopleStatement(tenantId, page));
+  return (rows as unknown as { rows: TenantPersonKey[] }).rows.map((r) => ({ id: String(r.id), invitation: Boolean(r.invitation) }));
+}
+
+/** The statement of pageTenantPeople (its plan is checked by the tests). */
+export function tenantPeopleStatement(tenantId: string, page: UserPageRequest): SQL {
+  const where: SQL[] = [];
+  if (page.search) where.push(sql`(p.name ilike ${likeText(page.search)} or p.email ilike ${likeText(page.search)})`);
+  if (page.after) where.push(sql`(p.name, p.email) > (${page.after[0]}, ${page.after[1]})`);
+  return sql`
+    select p.id, p.invitation from (
+      select u.id, u.name, u.email, false as invitation
+        from users u join ${tenantUserIds(tenantId)} as member_ids on member_ids.id = u.id
+        where not exists (select 1 from tenant_invitations i where i.tenant_id = ${tenantId} and i.user_id = u.id)
+      union all
+      select i.id, i.name, u.email, true as invitation
+        from tenant_invitations i join users u on u.id = i.user_id
+        where i.tenant_id = ${tenantId}
+    ) p
+    ${where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``}
+    order by p.name, p.email
+    limit ${page.limit}`;
+}
+
+/** Users by id, in no particular order. */
+export function usersByIds(db: Executor, ids: string[]): Promise<UserListing[]> {
+  return ids.length ? listUsers(db, [inArray(users.id, ids)]) : Promise.resolve([]);
 }
 
 export async function findAnyUser(db: Executor, userId: string): Promise<UserListing | undefined> {
-  const [row] = await listUsers(db, and(eq(users.id, userId)));
+  const [row] = await listUsers(db, [eq(users.id, userId)]);
   return row;
 }
 
 /** A user of the given tenant; users of other tenants are not found. */
 export async function findTenantUser(db: Executor, tenantId: string, userId: string): Promise<UserListing | undefined> {
-  const [row] = await listUsers(db, and(eq(users.id, userId), memberOf(tenantId)));
+  const [row] = await listUsers(db, [eq(users.id, userId), memberOf(tenantId)]);
   return row;
 }
 

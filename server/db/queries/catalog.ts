@@ -284,13 +284,28 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
   return results;
 }
 
-/** An aspect's availability history, newest first. */
-export async function historyOfAspect(db: Executor, tenantId: string, aspectId: string): Promise<HistoryRow[]> {
+/**
+ * A page of an aspect's availability history, newest first, older than the entry `before`. The
+ * order is the one the history always had (time of change, then id), so that the index on
+ * (aspect, time) reads only the page; `before` stands for its entry's place in that order.
+ */
+export async function historyOfAspect(
+  db: Executor,
+  tenantId: string,
+  aspectId: string,
+  page: { before?: number; limit: number },
+): Promise<HistoryRow[]> {
+  const conditions: SQL[] = [eq(availabilityHistory.tenantId, tenantId), eq(availabilityHistory.aspectId, aspectId)];
+  if (page.before !== undefined) {
+    conditions.push(sql`(${availabilityHistory.changedAt}, ${availabilityHistory.id}) < (
+      select b.changed_at, b.id from availability_history b where b.id = ${page.before} and b.aspect_id = ${aspectId})`);
+  }
   return db
     .select()
     .from(availabilityHistory)
-    .where(and(eq(availabilityHistory.tenantId, tenantId), eq(availabilityHistory.aspectId, aspectId)))
-    .orderBy(desc(availabilityHistory.changedAt), desc(availabilityHistory.id));
+    .where(and(...conditions))
+    .orderBy(desc(availabilityHistory.changedAt), desc(availabilityHistory.id))
+    .limit(page.limit);
 }
 
 // Service settings read with the full service

@@ -1,4 +1,4 @@
-import { aliasedTable, and, asc, eq, sql } from 'drizzle-orm';
+import { aliasedTable, and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { tenantInvitations, tenantMemberships, tenants, users } from '../schema';
 import type { TenantRow } from './users';
@@ -34,12 +34,13 @@ export async function insertInvitation(db: Executor, row: typeof tenantInvitatio
  * The tenant's pending invitations, as its admins see them: of accounts outside the tenant and of
  * accounts created in it that have not signed in yet alike (decision 0110).
  */
-export async function listTenantInvitations(db: Executor, tenantId: string): Promise<TenantInvitation[]> {
+export async function listTenantInvitations(db: Executor, tenantId: string, ids?: string[]): Promise<TenantInvitation[]> {
+  if (ids?.length === 0) return [];
   const rows = await db
     .select({ invitation: tenantInvitations, email: users.email })
     .from(tenantInvitations)
     .innerJoin(users, eq(users.id, tenantInvitations.userId))
-    .where(eq(tenantInvitations.tenantId, tenantId))
+    .where(ids ? and(eq(tenantInvitations.tenantId, tenantId), inArray(tenantInvitations.id, ids)) : eq(tenantInvitations.tenantId, tenantId))
     .orderBy(asc(tenantInvitations.name), asc(users.email));
   return rows.map((r) => ({ ...r.invitation, email: r.email }));
 }

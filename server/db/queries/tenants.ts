@@ -1,10 +1,24 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { tenants } from '../schema';
+import { likeText } from './admin';
 
-export async function listTenants(db: Executor, opts: { includeArchived: boolean }) {
-  const q = db.select().from(tenants);
-  return (opts.includeArchived ? q : q.where(eq(tenants.archived, false))).orderBy(asc(tenants.name), asc(tenants.id));
+/** The tenants, by name then id; with `limit`, one page of them: a search on name or slug, after a (name, id) key. */
+export async function listTenants(
+  db: Executor,
+  opts: { includeArchived: boolean; search?: string; after?: [name: string, id: string]; limit?: number },
+) {
+  const where: SQL[] = [];
+  if (!opts.includeArchived) where.push(eq(tenants.archived, false));
+  if (opts.search) where.push(sql`(${tenants.name} ilike ${likeText(opts.search)} or ${tenants.slug} ilike ${likeText(opts.search)})`);
+  if (opts.after) where.push(sql`(${tenants.name}, ${tenants.id}::text) > (${opts.after[0]}, ${opts.after[1]})`);
+  const q = db
+    .select()
+    .from(tenants)
+    .where(where.length ? and(...where) : undefined)
+    // The id as text: the same order as the cursor compares it in.
+    .orderBy(asc(tenants.name), asc(sql`${tenants.id}::text`));
+  return opts.limit === undefined ? q : q.limit(opts.limit);
 }
 
 /** Creates a tenant; answers undefined when the slug is taken. */

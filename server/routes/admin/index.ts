@@ -10,6 +10,17 @@ import {
 } from '../../../common/schemas/users';
 import { conflict, invalid, notFound } from '../../errors';
 import { findTenantById } from '../../db/queries/users';
+import type { Executor } from '../../db/client';
+import {
+  encodeCursor,
+  isPaged,
+  panelPageQuerySchema,
+  USER_LIST_CAP,
+  USER_PAGE_DEFAULT,
+  adminUserPageQuerySchema,
+  type AdminUserPageQuery,
+  type UserPageQuery,
+} from '../../../common/schemas/paging';
 import { listTenants } from '../../db/queries/tenants';
 import {
   activeImpersonations,
@@ -28,12 +39,30 @@ import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser } from '../../commands/createUser';
 
-const panelQuery = z.object({
+const panelQuery = panelPageQuerySchema.extend({
   includeArchived: z
     .enum(['true', 'false', '1', '0'], { error: 'includeArchived must be true or false' })
     .optional()
     .transform((v) => v === 'true' || v === '1'),
 });
+
+/** A page of users (decision 0114): one row more than asked tells whether a next page exists. */
+async function pageOfAllUsers(db: Executor, query: UserPageQuery & { group?: AdminUserPageQuery['group'] }) {
+  const limit = query.limit ?? USER_PAGE_DEFAULT;
+  const rows = await listAllUsers(db, { search: query.search, after: query.after, group: query.group, limit: limit + 1 });
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  return { users: shown.map(present), next_after: rows.length > limit && last ? encodeCursor([last.name, last.email]) : null };
+}
+
+/** A page of the panel's tenants, by name then id. */
+async function pageOfTenants(db: Executor, query: z.output<typeof panelQuery>) {
+  const limit = query.tenantsLimit ?? USER_PAGE_DEFAULT;
+  const rows = await listTenants(db, { includeArchived: query.includeArchived, search: query.tenantSearch, after: query.tenantsAfter, limit: limit + 1 });
+  const shown = rows.slice(0, limit);
+  const last = shown.at(-1);
+  return { tenants: shown.map(presentTenant), next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null };
+}
 
 const present = (u: UserListing) => presentUser(u, u.tenantName);
 
@@ -50,22 +79,31 @@ export default async function adminRoutes(app: FastifyInstance) {
 
   app.get('/admin/users', cross, async (req) => {
     requirePlatform(requireActor(req));
-    return { users: (await listAllUsers(db())).map(present) };
+    const query = parse(adminUserPageQuerySchema, req.query);
+    if (isPaged(query)) return pageOfAllUsers(db(), query);
+    return { users: (await listAllUsers(db(), { limit: USER_LIST_CAP })).map(present) };
   });
 
   app.get('/admin/panel-data', cross, async (req) => {
     const actor = requireActor(req);
     requirePlatform(actor);
     const query = parse(panelQuery, req.query);
+    // Each list is paged when one of its own parameters is given, and then says where its next page starts.
+    const usersPaged = isPaged(query);
+    const tenantsPaged = isPaged({ search: query.tenantSearch, limit: query.tenantsLimit, after: query.tenantsAfter });
     const [tenants, users, active] = await Promise.all([
-      listTenants(db(), { includeArchived: query.includeArchived }),
-      listAllUsers(db()),
+      tenantsPaged
+        ? pageOfTenants(db(), query)
+        : listTenants(db(), { includeArchived: query.includeArchived, limit: USER_LIST_CAP }).then((rows) => ({ tenants: rows.map(presentTenant), next_after: null })),
+      usersPaged ? pageOfAllUsers(db(), query) : listAllUsers(db(), { limit: USER_LIST_CAP }).then((rows) => ({ users: rows.map(present), next_after: null })),
       activeImpersonations(db(), actor.user.id),
     ]);
     const current = active.at(-1);
     return {
-      tenants: tenants.map(presentTenant),
-      users: users.map(present),
+      tenants: tenants.tenants,
+      users: users.users,
+      ...(tenantsPaged ? { next_tenants_after: tenants.next_after } : {}),
+      ...(usersPaged ? { next_users_after: users.next_after } : {}),
       is_impersonating: Boolean(current),
       impersonation: current
         ? {

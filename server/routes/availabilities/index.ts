@@ -11,6 +11,7 @@ import { presentAspects, presentAvailability, presentHistory } from '../../prese
 import { scope } from '../../plugins/context';
 import { holdsOnEveryService, loadAspect, loadService } from '../../policies';
 import { parse } from '../../validation';
+import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
 import { conflict, notFound } from '../../errors';
 import { pathId } from '../../commands/serviceWrites';
 import { AvailabilityWriter } from '../../commands/availabilityWrites';
@@ -59,8 +60,12 @@ export default async function availabilityRoutes(app: FastifyInstance) {
   app.get<IdParams>('/availabilities/aspect/:id/history', async (req) => {
     const { actor, tenantId } = scope(req);
     const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
-    const rows = await historyOfAspect(db, tenantId, aspect.id);
-    return { history: rows.map(presentHistory) };
+    const query = parse(historyPageQuerySchema, req.query);
+    const limit = query.limit ?? HISTORY_PAGE_DEFAULT;
+    const rows = await historyOfAspect(db, tenantId, aspect.id, { before: query.before, limit });
+    const last = rows.at(-1);
+    // The cursor of the next (older) page, as the audit log's: null when this page is not full.
+    return { history: rows.map(presentHistory), next_before: rows.length === limit && last ? last.id : null };
   });
 
   /** The service's aspects with their availabilities over its timeline; readers get public aspects only. */

@@ -7,6 +7,7 @@ import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settings';
 import { parse } from '../../validation';
+import { SNAPSHOT_LIST_CAP, snapshotPageQuerySchema } from '../../../common/schemas/paging';
 
 const idParams = z.object({ id: settingsIdSchema });
 
@@ -25,8 +26,12 @@ export default async function snapshotRoutes(app: FastifyInstance) {
 
   app.get('/snapshots/service/:id', async (req) => {
     const ctx = await serviceOf(req, parseId(req.params), 'catalog.view');
-    const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate });
-    return { snapshots: rows.map(presentSnapshotSummary) };
+    const query = parse(snapshotPageQuerySchema, req.query);
+    // Without `limit`, every snapshot up to the cap (decision 0114).
+    const limit = query.limit ?? SNAPSHOT_LIST_CAP;
+    const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate, before: query.before, limit });
+    const last = rows.at(-1);
+    return { snapshots: rows.map(presentSnapshotSummary), next_before: rows.length === limit && last ? last.id : null };
   });
 
   app.get('/snapshots/:id', async (req) => {

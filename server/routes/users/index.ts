@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_MESSAGES, createTenantUserSchema, idParamSchema } from '../../../common/schemas/users';
 import { notFound } from '../../errors';
-import { deleteUser, findTenantUser, listTenantUsers, removeFromTenant } from '../../db/queries/admin';
+import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant, usersByIds } from '../../db/queries/admin';
+import type { TenantRow } from '../../db/queries/users';
+import { encodeCursor, isPaged, USER_LIST_CAP, USER_PAGE_DEFAULT, userPageQuerySchema, type UserPageQuery } from '../../../common/schemas/paging';
 import { findInvitationOf, findTenantInvitation, listTenantInvitations } from '../../db/queries/invitations';
 import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
@@ -22,6 +24,8 @@ export default async function userRoutes(app: FastifyInstance) {
   app.get('/users', async (req) => {
     const { actor, tenantId } = scope(req);
     requireTenant(actor, 'tenant.users');
+    const query = parse(userPageQuerySchema, req.query);
+    if (isPaged(query)) return pageOfUsers(tenantId, scope(req).tenant, query);
     const [members, invitations] = await Promise.all([listTenantUsers(db(), tenantId), listTenantInvitations(db(), tenantId)]);
     // A person with a pending invitation is listed as the invitation, with what the admin entered,
     // whether the account is outside the tenant or was created here and has not signed in yet.
@@ -31,8 +35,29 @@ export default async function userRoutes(app: FastifyInstance) {
       ...invitations.map((i) => presentTenantListUser(invitationAsUser(i, scope(req).tenant), true)),
     ];
     rows.sort((a, b) => a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
-    return { users: rows };
+    // Without paging parameters the answer is the whole list up to its cap (decision 0114).
+    return { users: rows.slice(0, USER_LIST_CAP) };
   });
+
+  /** One page of the list above, in the database's order of name then email, and the next page's cursor. */
+  async function pageOfUsers(tenantId: string, tenant: TenantRow, query: UserPageQuery) {
+    const limit = query.limit ?? USER_PAGE_DEFAULT;
+    // One row more than asked tells whether a next page exists.
+    const keys = await pageTenantPeople(db(), tenantId, { search: query.search, after: query.after, limit: limit + 1 });
+    const shown = keys.slice(0, limit);
+    const [members, invitations] = await Promise.all([
+      usersByIds(db(), shown.filter((k) => !k.invitation).map((k) => k.id)),
+      listTenantInvitations(db(), tenantId, shown.filter((k) => k.invitation).map((k) => k.id)),
+    ]);
+    const byId = new Map<string, ReturnType<typeof presentTenantListUser>>([
+      ...members.map((u) => [u.id, presentTenantListUser(u, false)] as const),
+      ...invitations.map((i) => [i.id, presentTenantListUser(invitationAsUser(i, tenant), true)] as const),
+    ]);
+    // A row removed between the two reads is left out rather than shown half.
+    const users = shown.flatMap((k) => byId.get(k.id) ?? []);
+    const last = users.at(-1);
+    return { users, next_after: keys.length > limit && last ? encodeCursor([last.name, last.email]) : null };
+  }
 
   app.post('/users', async (req, reply) => {
     const { actor, tenantId } = scope(req);

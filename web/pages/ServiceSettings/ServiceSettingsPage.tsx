@@ -84,7 +84,7 @@ export default function ServiceSettingsPage() {
     );
   }
 
-  const { service, roles, templates, users, assignments, permissions } = settings.data;
+  const { service, roles, templates, assignments, permissions } = settings.data;
   const isAdmin = permissions.canAdmin;
   const tab: Tab = requestedTab === 'users' && !isAdmin ? 'details' : requestedTab;
   const readOnly = service.archived;
@@ -187,7 +187,7 @@ export default function ServiceSettingsPage() {
           </Tabs.Panel>
           {isAdmin ? (
             <Tabs.Panel value="users" pt="md">
-              <UserAssignmentsTab serviceId={service.id} users={users} assignments={assignments} canManageUsers={permissions.canManageUsers} />
+              <UserAssignmentsTab serviceId={service.id} assignments={assignments} canManageUsers={permissions.canManageUsers} />
             </Tabs.Panel>
           ) : null}
         </Tabs>

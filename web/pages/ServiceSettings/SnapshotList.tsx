@@ -51,6 +51,7 @@ function SnapshotView({ snapshot, onClose }: { snapshot: SnapshotSummary | null;
 /** The service's snapshots: label, visibility, note, who and when, each viewable. */
 export function SnapshotList({ serviceId }: { serviceId: string }) {
   const snapshots = useSnapshots(serviceId);
+  const rows = useMemo(() => snapshots.data?.pages.flatMap((p) => p.snapshots) ?? [], [snapshots.data]);
   const [viewing, setViewing] = useState<SnapshotSummary | null>(null);
   return (
     <Stack gap="sm" component="section" aria-labelledby="snapshots-title">
@@ -59,7 +60,7 @@ export function SnapshotList({ serviceId }: { serviceId: string }) {
       </Title>
       {snapshots.isLoading ? (
         <Text c="dimmed">Loading...</Text>
-      ) : !snapshots.data?.length ? (
+      ) : !rows.length ? (
         <Text c="dimmed">No snapshots yet.</Text>
       ) : (
         <Table.ScrollContainer minWidth={640}>
@@ -75,7 +76,7 @@ export function SnapshotList({ serviceId }: { serviceId: string }) {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {snapshots.data.map((s) => (
+              {rows.map((s) => (
                 <Table.Tr key={s.id}>
                   <Table.Td>{s.label}</Table.Td>
                   <Table.Td>
@@ -97,6 +98,11 @@ export function SnapshotList({ serviceId }: { serviceId: string }) {
           </Table>
         </Table.ScrollContainer>
       )}
+      {snapshots.hasNextPage ? (
+        <Button variant="default" size="xs" w="fit-content" loading={snapshots.isFetchingNextPage} onClick={() => void snapshots.fetchNextPage()}>
+          Show older snapshots
+        </Button>
+      ) : null}
       <SnapshotView snapshot={viewing} onClose={() => setViewing(null)} />
     </Stack>
   );

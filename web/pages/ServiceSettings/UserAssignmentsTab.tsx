@@ -1,16 +1,18 @@
 import { Alert, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState, type FormEvent } from 'react';
+import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { M } from '../../../common/messages';
 import type { Role } from '../../../common/roles';
 import { messageOf } from '../../api/client';
-import { useAssignUser, useChangeAssignment, useRemoveAssignment, type Assignment, type TenantUser } from '../../api/settings';
+import { useAssignUser, useChangeAssignment, useRemoveAssignment, type Assignment } from '../../api/settings';
+import { useTenantUserOptions } from '../../api/users';
 import { CreateUserModal } from './CreateUserModal';
 
 import { ROLE_OPTIONS } from './roleOptions';
 
 interface Props {
   serviceId: string;
-  users: TenantUser[];
   assignments: Assignment[];
   /**
    * Whether the caller may see and create the tenant's users (a tenant admin). Someone who manages
@@ -20,7 +22,7 @@ interface Props {
 }
 
 /** User Assignments (admins): who holds which role on this service, separate from their own role. */
-export function UserAssignmentsTab({ serviceId, users, assignments, canManageUsers }: Props) {
+export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: Props) {
   const assign = useAssignUser(serviceId);
   const change = useChangeAssignment(serviceId);
   const remove = useRemoveAssignment(serviceId);
@@ -30,8 +32,20 @@ export function UserAssignmentsTab({ serviceId, users, assignments, canManageUse
   const [error, setError] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
 
+  const [userSearch, setUserSearch] = useState('');
+  const [picked, setPicked] = useState<{ value: string; label: string } | null>(null);
+  // The server searches the tenant's users as the admin types (once typing pauses) and answers
+  // at most a page of options; the text of the chosen option is not a search.
+  const typed = picked && userSearch === picked.label ? '' : userSearch.trim();
+  const [search] = useDebouncedValue(typed, SEARCH_DEBOUNCE_MS);
+  const found = useTenantUserOptions(search, canManageUsers);
+
   const assigned = useMemo(() => new Set(assignments.map((a) => a.user_id)), [assignments]);
-  const candidates = users.filter((u) => !assigned.has(u.id)).map((u) => ({ value: u.id, label: `${u.name} (${u.email})` }));
+  const candidates = useMemo(() => {
+    const options = (found.data?.users ?? []).filter((u) => !assigned.has(u.id)).map((u) => ({ value: u.id, label: `${u.name} (${u.email})` }));
+    // The chosen user stays an option whatever the last search found.
+    return picked && !options.some((o) => o.value === picked.value) ? [picked, ...options] : options;
+  }, [found.data, assigned, picked]);
 
   const add = (e: FormEvent) => {
     e.preventDefault();
@@ -44,6 +58,8 @@ export function UserAssignmentsTab({ serviceId, users, assignments, canManageUse
       {
         onSuccess: () => {
           setUserId(null);
+          setPicked(null);
+          setUserSearch('');
           setUserEmail('');
           setRole(null);
         },
@@ -116,9 +132,16 @@ export function UserAssignmentsTab({ serviceId, users, assignments, canManageUse
                 placeholder="Select a user"
                 data={candidates}
                 value={userId}
-                onChange={setUserId}
+                onChange={(value, option) => {
+                  setUserId(value);
+                  setPicked(value && option ? { value, label: option.label } : null);
+                }}
                 searchable
-                nothingFoundMessage="No users to assign"
+                searchValue={userSearch}
+                onSearchChange={setUserSearch}
+                // The options are the server's answer to the search: shown as they come.
+                filter={({ options }) => options}
+                nothingFoundMessage={found.isFetching ? 'Searching...' : 'No users to assign'}
                 style={{ flex: '1 1 260px' }}
               />
             ) : (

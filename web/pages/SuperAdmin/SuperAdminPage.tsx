@@ -1,9 +1,11 @@
 import { Button, Stack } from '@mantine/core';
-import { useState } from 'react';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useCallback, useMemo, useState } from 'react';
+import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
-import { usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
+import { useAdminUserPages, usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
 import { useArchiveTenant, useCreateTenant, useDeleteTenant, useUnarchiveTenant, useUpdateTenant, type Tenant } from '../../api/tenants';
 import { startImpersonation, stopImpersonation } from '../../api/impersonation';
 import { AppLayout } from '../../components/AppLayout';
@@ -17,7 +19,7 @@ import { MembershipsModal } from './components/MembershipsModal';
 import { MessageBar } from './components/MessageBar';
 import { CreateTenantModal, DeleteTenantModal, EditTenantModal } from './components/TenantModals';
 import { TenantManagement } from './components/TenantManagement';
-import { UserManagement } from './components/UserManagement';
+import { UserManagement, type GroupFilter } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';
 
 /** The super admin panel (spec section 2): tenants, users across tenants, impersonation. */
@@ -25,6 +27,16 @@ export default function SuperAdminPage() {
   const { user, establish } = useSession();
   const [showArchived, setShowArchived] = useState(false);
   const panel = usePanelData(showArchived);
+  const [userSearch, setUserSearch] = useState('');
+  const [group, setGroup] = useState<GroupFilter>('all');
+  // The server searches every tenant's users once typing pauses, as the catalog's search does.
+  const [search] = useDebouncedValue(userSearch.trim(), SEARCH_DEBOUNCE_MS);
+  const userPages = useAdminUserPages(search, group);
+  const userRows = useMemo(() => userPages.data?.pages.flatMap((p) => p.users) ?? [], [userPages.data]);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = userPages;
+  const loadMoreUsers = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [creatingTenant, setCreatingTenant] = useState(false);
@@ -101,7 +113,13 @@ export default function SuperAdminPage() {
           onDelete={setDeletingTenant}
         />
         <UserManagement
-          users={data?.users ?? []}
+          users={userRows}
+          complete={!userPages.hasNextPage && !userPages.isLoading}
+          onNearEnd={loadMoreUsers}
+          search={userSearch}
+          onSearch={setUserSearch}
+          group={group}
+          onGroup={setGroup}
           currentUserId={user?.id ?? ''}
           impersonation={data?.impersonation ?? null}
           onStopImpersonation={() => void endStrayImpersonation()}

@@ -1,22 +1,32 @@
-import { Badge, Button, Group, Paper, Table, Text, Title } from '@mantine/core';
-import { useState } from 'react';
+import { Button, Group, Paper, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useCallback, useMemo, useState } from 'react';
+import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
-import { useCreateTenantUser, useDeleteTenantUser, useTenantUsers, type TenantUser } from '../../api/users';
+import { useCreateTenantUser, useDeleteTenantUser, useTenantUserPages, type TenantUser } from '../../api/users';
 import { AppLayout } from '../../components/AppLayout';
 import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
 import { ConfirmModal } from '../SuperAdmin/components/ConfirmModal';
-import { CreateUserModal, roleLabel } from '../SuperAdmin/components/CreateUserModal';
+import { CreateUserModal } from '../SuperAdmin/components/CreateUserModal';
 import { MessageBar } from '../SuperAdmin/components/MessageBar';
-import { formatDate } from '../SuperAdmin/components/TenantManagement';
 import { TenantAuditLog } from './TenantAuditLog';
+import { TenantUserTable } from './TenantUserTable';
 
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
 export default function TenantSettingsPage() {
   const { user, tenant } = useSession();
-  const users = useTenantUsers();
+  const [searchInput, setSearchInput] = useState('');
+  // The server searches; it is asked once typing pauses, as the catalog's search does.
+  const [search] = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
+  const users = useTenantUserPages(search);
+  const rows = useMemo(() => users.data?.pages.flatMap((p) => p.users) ?? [], [users.data]);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = users;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   const createUser = useCreateTenantUser();
   const deleteUser = useDeleteTenantUser();
   const [message, setMessage] = useState<string | null>(null);
@@ -24,11 +34,12 @@ export default function TenantSettingsPage() {
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<TenantUser | null>(null);
 
-  const askDelete = (target: TenantUser) => {
+  // Stable, so that the rows in the page are not rendered again on every keystroke of the search.
+  const askDelete = useCallback((target: TenantUser) => {
     setMessage(null);
     if (target.id === user?.id) return setMessage(M.cannotDeleteOwnAccount);
     setDeleting(target);
-  };
+  }, [user?.id]);
 
   const loadError = users.isError && !loadErrorDismissed ? messageOf(users.error, M.failedLoadUsers) : null;
 
@@ -53,43 +64,16 @@ export default function TenantSettingsPage() {
           </Title>
           <Button onClick={() => setAdding(true)}>+ Add User</Button>
         </Group>
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Auth Provider</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Delete</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {(users.data ?? []).map((u) => (
-                <Table.Tr key={u.id}>
-                  <Table.Td>
-                    {u.name}
-                    {u.invitation ? (
-                      <Badge ml="xs" size="sm" color="blue.9" title="Invited: joins when they first sign in or accept">
-                        Invited
-                      </Badge>
-                    ) : null}
-                  </Table.Td>
-                  <Table.Td>{u.email}</Table.Td>
-                  <Table.Td>{u.super_admin ? 'Super Admin' : roleLabel(u.role)}</Table.Td>
-                  <Table.Td>{u.auth_provider === 'entra' ? 'Entra' : 'Local'}</Table.Td>
-                  <Table.Td>{formatDate(u.created_at)}</Table.Td>
-                  <Table.Td>
-                    <Button size="xs" color="red.9" onClick={() => askDelete(u)}>
-                      Delete
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <TextInput
+          label="Search users"
+          placeholder="Search users..."
+          value={searchInput}
+          onChange={(e) => setSearchInput(e.currentTarget.value)}
+          mb="sm"
+          maw={360}
+        />
+        <TenantUserTable rows={rows} complete={!users.hasNextPage} onNearEnd={loadMore} onDelete={askDelete} />
+        {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}
       </Paper>
       <TenantAuditLog />

@@ -1,12 +1,23 @@
 import { Alert, Badge, Button, Group, NativeSelect, Paper, Table, Text, TextInput, Title } from '@mantine/core';
-import { useMemo, useState } from 'react';
+import { useCallback } from 'react';
+import { PagedTable } from '../../../components/PagedTable';
 import type { AdminUser, PanelData } from '../../../api/admin';
 import { roleLabel } from './CreateUserModal';
 
-type GroupFilter = 'all' | 'manual' | 'entra_auto';
+export type GroupFilter = 'all' | 'manual' | 'entra_auto';
+
+const HEADINGS = ['Name', 'Email', 'Role', 'User Group', 'Tenant', 'Actions'];
+const keyOf = (u: AdminUser) => u.id;
 
 interface Props {
   users: AdminUser[];
+  /** False while the server has more users matching the search than those loaded. */
+  complete: boolean;
+  onNearEnd: () => void;
+  search: string;
+  onSearch: (search: string) => void;
+  group: GroupFilter;
+  onGroup: (group: GroupFilter) => void;
   currentUserId: string;
   impersonation: PanelData['impersonation'];
   onStopImpersonation: () => void;
@@ -20,15 +31,40 @@ const groupLabel = (group: AdminUser['user_group']) => (group === 'entra_auto' ?
 
 /** User Management: search by name or email, filter by user group, act on other users. */
 export function UserManagement(p: Props) {
-  const [search, setSearch] = useState('');
-  const [group, setGroup] = useState<GroupFilter>('all');
-  const visible = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    return p.users.filter(
-      (u) => (group === 'all' || u.user_group === group) && (!q || u.name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)),
-    );
-  }, [p.users, search, group]);
   const impersonating = p.impersonation !== null;
+  const { currentUserId, onManageTenants, onImpersonate, onDelete } = p;
+  // The server searches and filters (name or email, user group); the rows come a page at a time.
+  const cells = useCallback(
+    (u: AdminUser) => (
+      <>
+        <Table.Td>{u.name}</Table.Td>
+        <Table.Td>{u.email}</Table.Td>
+        <Table.Td>{u.super_admin ? <Badge color="grape.9">Super Admin</Badge> : roleLabel(u.role)}</Table.Td>
+        <Table.Td>{groupLabel(u.user_group)}</Table.Td>
+        <Table.Td>{u.tenant_name ?? ''}</Table.Td>
+        <Table.Td>
+          {u.id === currentUserId ? (
+            <Badge color="blue.9" variant="outline">You</Badge>
+          ) : (
+            <Group gap="xs" wrap="nowrap">
+              <Button size="xs" variant="default" onClick={() => onManageTenants(u)}>
+                Manage Tenants
+              </Button>
+              {u.super_admin ? null : (
+                <Button size="xs" variant="default" disabled={impersonating} onClick={() => onImpersonate(u)}>
+                  Impersonate
+                </Button>
+              )}
+              <Button size="xs" color="red.9" onClick={() => onDelete(u)}>
+                Delete
+              </Button>
+            </Group>
+          )}
+        </Table.Td>
+      </>
+    ),
+    [currentUserId, onManageTenants, onImpersonate, onDelete, impersonating],
+  );
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="user-management">
@@ -56,14 +92,14 @@ export function UserManagement(p: Props) {
         <TextInput
           label="Search users"
           placeholder="Search by name or email"
-          value={search}
-          onChange={(e) => setSearch(e.currentTarget.value)}
+          value={p.search}
+          onChange={(e) => p.onSearch(e.currentTarget.value)}
           miw={260}
         />
         <NativeSelect
           label="User group"
-          value={group}
-          onChange={(e) => setGroup(e.currentTarget.value as GroupFilter)}
+          value={p.group}
+          onChange={(e) => p.onGroup(e.currentTarget.value as GroupFilter)}
           data={[
             { value: 'all', label: 'All User Groups' },
             { value: 'manual', label: 'Manual Only' },
@@ -71,51 +107,8 @@ export function UserManagement(p: Props) {
           ]}
         />
       </Group>
-      <Table.ScrollContainer minWidth={760}>
-        <Table striped highlightOnHover>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>User Group</Table.Th>
-              <Table.Th>Tenant</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {visible.map((u) => (
-              <Table.Tr key={u.id}>
-                <Table.Td>{u.name}</Table.Td>
-                <Table.Td>{u.email}</Table.Td>
-                <Table.Td>{u.super_admin ? <Badge color="grape.9">Super Admin</Badge> : roleLabel(u.role)}</Table.Td>
-                <Table.Td>{groupLabel(u.user_group)}</Table.Td>
-                <Table.Td>{u.tenant_name ?? ''}</Table.Td>
-                <Table.Td>
-                  {u.id === p.currentUserId ? (
-                    <Badge color="blue.9" variant="outline">You</Badge>
-                  ) : (
-                    <Group gap="xs" wrap="nowrap">
-                      <Button size="xs" variant="default" onClick={() => p.onManageTenants(u)}>
-                        Manage Tenants
-                      </Button>
-                      {u.super_admin ? null : (
-                        <Button size="xs" variant="default" disabled={impersonating} onClick={() => p.onImpersonate(u)}>
-                          Impersonate
-                        </Button>
-                      )}
-                      <Button size="xs" color="red.9" onClick={() => p.onDelete(u)}>
-                        Delete
-                      </Button>
-                    </Group>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      {visible.length === 0 ? (
+      <PagedTable label="Users" headings={HEADINGS} rows={p.users} rowKey={keyOf} cells={cells} complete={p.complete} onNearEnd={p.onNearEnd} minWidth={760} />
+      {p.complete && p.users.length === 0 ? (
         <Text c="dimmed" mt="sm">
           No users found.
         </Text>

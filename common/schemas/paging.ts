@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/*
+ * Paging of the lists that grow with an installation (docs/decisions/0114-paged-lists.md). A call
+ * without a paging parameter answers as before, up to the list's cap; `limit`, a cursor or `search`
+ * asks for one page, with the cursor of the next one (null on the last).
+ */
+
+/** Users of a tenant, users of the installation, tenants of the panel: a page's default and maximum. */
+export const USER_PAGE_DEFAULT = 100;
+export const USER_PAGE_MAX = 500;
+/** Without paging parameters a list of users or tenants answers at most this many rows. */
+export const USER_LIST_CAP = 10_000;
+
+/** The history of a cell: newest first, this many entries unless `limit` says otherwise. */
+export const HISTORY_PAGE_DEFAULT = 100;
+export const HISTORY_PAGE_MAX = 1_000;
+
+/** A service's snapshots: all of them up to the cap unless `limit` says otherwise. */
+export const SNAPSHOT_LIST_CAP = 1_000;
+
+/** Longest search text accepted: longer is no name or address anyone types. */
+export const SEARCH_MAX = 200;
+
+const limitOf = (max: number) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,4}$/, { error: `limit must be a number from 1 to ${max}` })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= max, { error: `limit must be a number from 1 to ${max}` })
+    .optional();
+
+const search = z
+  .string()
+  .max(SEARCH_MAX, { error: `search must be at most ${SEARCH_MAX} characters` })
+  .transform((s) => s.trim())
+  .optional();
+
+/** An opaque cursor: the sort key of the last row of the page before, as base64url JSON. */
+const after = z
+  .string()
+  .max(2_000, { error: 'after must be a cursor from a previous answer' })
+  .transform((s, ctx) => {
+    const key = decodeCursor(s);
+    if (!key) {
+      ctx.addIssue({ code: 'custom', message: 'after must be a cursor from a previous answer' });
+      return z.NEVER;
+    }
+    return key;
+  })
+  .optional();
+
+/** The sort key of a list of people or tenants: name, then a unique text (email or id). */
+export type SortKey = [name: string, unique: string];
+
+export function encodeCursor(key: SortKey): string {
+  const json = JSON.stringify(key);
+  const bytes = new TextEncoder().encode(json);
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function decodeCursor(cursor: string): SortKey | null {
+  try {
+    const bin = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    const json = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+    const key: unknown = JSON.parse(json);
+    if (Array.isArray(key) && key.length === 2 && key.every((k) => typeof k === 'string')) return [key[0], key[1]];
+  } catch {
+    // Not a cursor of ours: answered as invalid input below.
+  }
+  return null;
+}
+
+/** GET /api/users and GET /api/admin/users. */
+export const userPageQuerySchema = z.object({ search, limit: limitOf(USER_PAGE_MAX), after });
+export type UserPageQuery = z.output<typeof userPageQuerySchema>;
+
+/** GET /api/admin/users: also a user group (the panel's group filter). */
+export const adminUserPageQuerySchema = userPageQuerySchema.extend({
+  group: z.enum(['manual', 'entra_auto'], { error: 'group must be manual or entra_auto' }).optional(),
+});
+export type AdminUserPageQuery = z.output<typeof adminUserPageQuerySchema>;
+
+/**
+ * GET /api/admin/panel-data: the users' page as above (`search`, `limit`, `after`), and the
+ * tenants' own (`tenantSearch`, `tenantsLimit`, `tenantsAfter`); each list is paged on its own.
+ */
+export const panelPageQuerySchema = userPageQuerySchema.extend({
+  tenantSearch: search,
+  tenantsLimit: limitOf(USER_PAGE_MAX),
+  tenantsAfter: after,
+});
+
+/** True when the caller asked for a page rather than the whole list. */
+export function isPaged(q: { search?: string; limit?: number; after?: unknown; group?: string }): boolean {
+  return q.search !== undefined || q.limit !== undefined || q.after !== undefined || q.group !== undefined;
+}
+
+const idCursor = (what: string) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, { error: `before must be ${what} id` })
+    .transform(Number)
+    .optional();
+
+/** GET /api/availabilities/aspect/:id/history. */
+export const historyPageQuerySchema = z.object({ limit: limitOf(HISTORY_PAGE_MAX), before: idCursor('a history entry') });
+
+/** GET /api/snapshots/service/:id: `before` is the id of the last snapshot of the page before. */
+export const snapshotPageQuerySchema = z.object({
+  limit: limitOf(SNAPSHOT_LIST_CAP),
+  before: z.uuid({ error: 'before must be a snapshot id' }).optional(),
+});
+
+/** The answers' shapes the web app reads. */
+export interface UserPage<T> {
+  users: T[];
+  next_after: string | null;
+}
