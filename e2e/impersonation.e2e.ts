@@ -87,10 +87,10 @@ test('a super admin confirms an impersonation with a reason, sees what the user 
   await expect(page).toHaveURL(/\/$/);
   await page.goto('/tenant-settings');
   const log = page.getByRole('region', { name: 'Audit Log' });
-  const started = log.getByRole('row').filter({ hasText: 'impersonation.start' });
+  const started = log.getByRole('row').filter({ hasText: 'Started impersonating' });
   await expect(started).toContainText(`${ADMIN.email} impersonated ${email}`);
   await expect(started).toContainText(`Reason: ${reason}`);
-  const stopped = log.getByRole('row').filter({ hasText: 'impersonation.stop' });
+  const stopped = log.getByRole('row').filter({ hasText: 'Stopped impersonating' });
   await expect(stopped).toContainText(`${ADMIN.email} stopped impersonating ${email}`);
   await expect(stopped).toContainText(`Reason: ${reason}`);
 });
