@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, useTestRedis } from '../test/redis';
 import type { Database } from '../db';
 import { loginThrottle } from '../db/schema';
 import { connectRedis } from '../plugins/sharedLimits';
@@ -145,37 +145,27 @@ describe('PostgreSQL store', () => {
   });
 });
 
-const redisUrl = process.env.TEST_REDIS_URL;
-describe.skipIf(!redisUrl)('Redis store (TEST_REDIS_URL)', () => {
-  let redis: Redis;
-  const prefix = `catalog-test:${process.pid}:${Date.now()}:`;
-  beforeAll(async () => {
-    redis = await connectRedis(redisUrl!);
-  });
-  afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+describe.skipIf(!TEST_REDIS_URL)('Redis store (TEST_REDIS_URL)', () => {
+  const { redis, prefix } = useTestRedis();
 
-  behaviour('Redis', () => new RedisThrottleStore(redis, prefix));
+  behaviour('Redis', () => new RedisThrottleStore(redis(), prefix));
 
   it('keeps an entry only as long as its newest timestamp counts', async () => {
-    const store = new RedisThrottleStore(redis, prefix);
+    const store = new RedisThrottleStore(redis(), prefix);
     const now = Date.now();
     const throttle = new SharedLoginThrottle(DEFAULTS, store, { now: () => now });
     const email = account();
     await throttle.check(email, '10.3.0.1');
     await throttle.recordFailure(email, '10.3.0.1');
-    const ttl = await redis.pttl(`${prefix}p\n${email}\n10.3.0.1`);
+    const ttl = await redis().pttl(`${prefix}p\n${email}\n10.3.0.1`);
     expect(ttl).toBeGreaterThan(LOGIN_WINDOW_MS - 60 * SECOND);
     expect(ttl).toBeLessThanOrEqual(LOGIN_WINDOW_MS);
     await throttle.recordSuccess(email, '10.3.0.1');
-    expect(await redis.exists(`${prefix}p\n${email}\n10.3.0.1`)).toBe(0);
+    expect(await redis().exists(`${prefix}p\n${email}\n10.3.0.1`)).toBe(0);
   });
 
   it('refuses sign-ins with a 503 while Redis is away, rather than letting them through unthrottled', async () => {
-    const away = await connectRedis(redisUrl!);
+    const away = await connectRedis(TEST_REDIS_URL!);
     away.disconnect();
     const throttle = new SharedLoginThrottle(DEFAULTS, new RedisThrottleStore(away, prefix));
     await expect(throttle.check(account(), '10.3.0.2')).rejects.toMatchObject({ statusCode: 503, code: 'unavailable' });

@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
-import type { Redis } from 'ioredis';
 import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_REDIS_URL, useTestRedis } from '../test/redis';
 import type { Database } from '../db';
 import { openTestDatabase } from '../test/db';
 import { postgresRateLimiter, postgresSync, redisRateLimiter, SyncedCounters, type SyncFn } from './rateLimit';
-import { connectRedis } from './sharedLimits';
 
 /**
  * The API rate limit's shared stores. Two stores on one database stand for two server processes.
@@ -146,49 +145,39 @@ describe('API rate limit counted in the process and synced through PostgreSQL', 
   });
 });
 
-const redisUrl = process.env.TEST_REDIS_URL;
-describe.skipIf(!redisUrl)('API rate limit in Redis (TEST_REDIS_URL)', () => {
-  let redis: Redis;
-  const prefix = `catalog-test:${process.pid}:${Date.now()}:`;
-  beforeAll(async () => {
-    redis = await connectRedis(redisUrl!);
-  });
-  afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  });
+describe.skipIf(!TEST_REDIS_URL)('API rate limit in Redis (TEST_REDIS_URL)', () => {
+  const { redis, prefix } = useTestRedis();
 
   const incr = (store: FastifyRateLimitStore, key: string, max: number) =>
     new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr(key, (err, res) => (err ? reject(err) : resolve(res!)), WINDOW, max));
 
   it("counts every process's calls in one Redis key", async () => {
-    const a = new (redisRateLimiter(redis, 5, WINDOW, prefix).Store)({});
-    const b = new (redisRateLimiter(redis, 5, WINDOW, prefix).Store)({});
+    const a = new (redisRateLimiter(redis(), 5, WINDOW, prefix).Store)({});
+    const b = new (redisRateLimiter(redis(), 5, WINDOW, prefix).Store)({});
     const key = caller();
     await incr(a, key, 5);
     await incr(a, key, 5);
     expect((await incr(b, key, 5)).current).toBe(3);
-    expect(Number(await redis.get(prefix + key))).toBe(3);
-    const ttl = await redis.pttl(prefix + key);
+    expect(Number(await redis().get(prefix + key))).toBe(3);
+    const ttl = await redis().pttl(prefix + key);
     expect(ttl).toBeGreaterThan(WINDOW - 5000);
   });
 
   it('lets the hot reads answer only for a caller it has heard of, from what Redis said plus the calls on their way', async () => {
-    const limiter = redisRateLimiter(redis, 3, WINDOW, prefix);
+    const limiter = redisRateLimiter(redis(), 3, WINDOW, prefix);
     const store = new limiter.Store({});
     const key = caller();
     // Not heard of yet: the full route asks Redis.
     expect(limiter.take(key)).toBeUndefined();
-    expect(await redis.get(prefix + key)).toBeNull();
+    expect(await redis().get(prefix + key)).toBeNull();
     await incr(store, key, 3);
     expect(limiter.take(key)?.['x-ratelimit-remaining']).toBe('1');
     expect(limiter.take(key)?.['x-ratelimit-remaining']).toBe('0');
     expect(limiter.take(key)).toBeUndefined();
     // Every hot read is sent to Redis too: the first at once, the two that came meanwhile together.
     const deadline = Date.now() + 2000;
-    while (Number(await redis.get(prefix + key)) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(Number(await redis.get(prefix + key))).toBe(4);
-    expect(await redis.pttl(prefix + key)).toBeGreaterThan(WINDOW - 5000);
+    while (Number(await redis().get(prefix + key)) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(Number(await redis().get(prefix + key))).toBe(4);
+    expect(await redis().pttl(prefix + key)).toBeGreaterThan(WINDOW - 5000);
   });
 });
