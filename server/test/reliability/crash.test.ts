@@ -97,9 +97,16 @@ async function crashCycles(database: 'embedded' | 'postgres', databaseUrl?: stri
     } else {
       // Every acknowledged write is in the history of its aspect.
       for (const id of aspectIds) {
-        const history = await api.request('GET', `/api/availabilities/aspect/${id}/history`);
-        expect(history.status, `cycle ${cycle}: ${JSON.stringify(history.body)}\n${running.output().slice(-3000)}`).toBe(200);
-        const stored = new Set((history.body.history as Array<{ value: string }>).map((h) => h.value));
+        // The history is paged, newest first: read every page.
+        const stored = new Set<string>();
+        let before: string | null = null;
+        do {
+          const page = `/api/availabilities/aspect/${id}/history?limit=1000${before ? `&before=${before}` : ''}`;
+          const history = await api.request('GET', page);
+          expect(history.status, `cycle ${cycle}: ${JSON.stringify(history.body)}\n${running.output().slice(-3000)}`).toBe(200);
+          for (const h of history.body.history as Array<{ value: string }>) stored.add(h.value);
+          before = history.body.next_before;
+        } while (before);
         const lost = [...acknowledged.get(id)!].filter((v) => !stored.has(v));
         tally.lostWrites += lost.length;
         expect(lost, `cycle ${cycle}: acknowledged writes lost`).toEqual([]);
