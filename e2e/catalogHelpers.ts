@@ -120,3 +120,43 @@ export async function visitEveryRow(page: Page, region: string, visit: (row: Loc
   });
   return visited.size;
 }
+
+/** A service like seedService's whose timeline runs `quarters` quarters from 2030-Q1, each aspect with a value in every quarter. */
+export async function seedTimelineService(api: Api, name: string, quarters: number, titles: string[]): Promise<Seeded & { timeline: string[] }> {
+  const seeded = await seedService(api, name, titles.map((title) => ({ title, description: `<p>What ${title} offers to the people who use it every day.</p>` })));
+  const last = `${2030 + Math.floor((quarters - 1) / 4)}-Q${((quarters - 1) % 4) + 1}`;
+  const { service } = await api.send('PUT', `/services/${seeded.serviceId}`, { name, timeline: { first: '2030-Q1', last } });
+  const timeline = service.timeline as string[];
+  expect(timeline).toHaveLength(quarters);
+  for (const aspectId of seeded.aspectIds) {
+    for (const q of timeline) await api.send('POST', '/availabilities', { aspectId, timeBucket: q, value: `Ready in ${q}` });
+  }
+  return { ...seeded, timeline };
+}
+
+/**
+ * Where the roadmap's panel stands sideways: the quarters fully in view (between the Aspect column,
+ * which stays in place, and the panel's right edge), how many are not, and where the Aspect heading
+ * and the first row's Aspect cell sit within the panel.
+ */
+export function quarterView(page: Page) {
+  return page.getByRole('region', { name: 'Roadmap', exact: true }).evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const aspect = el.querySelector('thead .roadmap-aspect-col')!.getBoundingClientRect();
+    const right = box.left + el.clientLeft + el.clientWidth;
+    const quarters = [...el.querySelectorAll('thead .roadmap-bucket-col')].map((th) => {
+      const r = th.getBoundingClientRect();
+      return { label: th.textContent ?? '', inView: r.left >= aspect.right - 1 && r.right <= right + 1 };
+    });
+    const cell = el.querySelector('tr[data-testid="aspect-row"] .roadmap-aspect-cell')!.getBoundingClientRect();
+    return {
+      inView: quarters.filter((q) => q.inView).map((q) => q.label),
+      hidden: quarters.filter((q) => !q.inView).length,
+      scrollLeft: el.scrollLeft,
+      maxScroll: el.scrollWidth - el.clientWidth,
+      // Within the panel: the page around it may move as the bar above it wraps differently.
+      heading: { x: aspect.x - box.x, y: aspect.y - box.y },
+      cell: { x: cell.x - box.x, y: cell.y - box.y },
+    };
+  });
+}

@@ -14,11 +14,11 @@ export function AppLayout({ header, children, footer }: { header: ReactNode; chi
       </a>
       <ImpersonationBanner />
       {header}
-      <Box component="main" id="main-content" tabIndex={-1} className="app-main" px="lg" pb="xl">
+      <Box component="main" id="main-content" tabIndex={-1} className="app-main" px={{ base: 'sm', sm: 'lg' }} pb="xl">
         {children}
       </Box>
       {footer ? (
-        <Box component="footer" className="app-footer" px="lg" py="md">
+        <Box component="footer" className="app-footer" px={{ base: 'sm', sm: 'lg' }} py="md">
           {footer}
         </Box>
       ) : null}

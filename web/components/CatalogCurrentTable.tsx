@@ -85,7 +85,7 @@ export const CatalogCurrentTable = memo(function CatalogCurrentTable({ groups, b
   const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
   return (
     <div className="roadmap-scroll" role="region" aria-label="Current availability" tabIndex={0}>
-      <table className="roadmap-table" data-testid="current-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
+      <table className="roadmap-table current-table" data-testid="current-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
         {bucket ? <caption className="current-caption">Availability for {bucket}</caption> : null}
         <thead>
           <tr aria-rowindex={1}>

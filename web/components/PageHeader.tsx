@@ -17,12 +17,14 @@ interface Props {
 export function PageHeader({ title, icon, description, leading }: Props) {
   const { user, logout } = useSession();
   return (
-    <Box component="header" className="page-header" px="lg" py="md">
+    <Box component="header" className="page-header" px={{ base: 'sm', sm: 'lg' }} py="md">
       <Group justify="space-between" align="flex-start" wrap="wrap" gap="md">
-        <Group align="flex-start" gap="md" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 320px' }}>
-          {leading}
-          {icon ? <Avatar src={icon} alt="" radius="md" size={48} /> : null}
-          <Stack gap={4} style={{ minWidth: 0 }}>
+        {/* Back button and icon keep their size; the title takes the rest of the line and wraps, or
+            moves below them on a narrow screen, so no control is ever clipped by a long name. */}
+        <Group align="flex-start" gap="md" wrap="wrap" className="page-header-main">
+          {leading ? <Box className="page-header-fixed">{leading}</Box> : null}
+          {icon ? <Avatar src={icon} alt="" radius="md" size={48} className="page-header-fixed" /> : null}
+          <Stack gap={4} className="page-header-titles">
             <Title order={1} size="h2" className="page-title">
               {title}
             </Title>
@@ -30,12 +32,12 @@ export function PageHeader({ title, icon, description, leading }: Props) {
           </Stack>
         </Group>
         {user ? (
-          <Group gap="md" wrap="nowrap">
-            <Text size="sm" c="dimmed" data-testid="user-name">
+          <Group gap="xs" wrap="wrap" className="page-header-user">
+            <Text size="sm" c="dimmed" data-testid="user-name" className="page-header-name">
               {user.name}
             </Text>
             <TenantSwitcher />
-            <Button variant="default" size="xs" onClick={() => void logout()}>
+            <Button variant="default" size="xs" onClick={() => void logout()} className="page-header-fixed">
               Log Out
             </Button>
           </Group>

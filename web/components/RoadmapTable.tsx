@@ -294,6 +294,7 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
         <span id="roadmap-quarters-status" className="roadmap-quarter-status" role="status" data-testid="quarters-status">
           {quarterStatus(timeline.length, view)}
         </span>
+        {view.before + view.after > 0 ? <span className="roadmap-quarter-hint">Arrow keys or Shift + mouse wheel scroll sideways</span> : null}
       </div>
       <div className="roadmap-panel-wrap">
         {panel}
@@ -301,7 +302,7 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
           // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
           <div className="roadmap-more-cue" aria-hidden="true" data-testid="quarters-more-cue" style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}>
             <span className="roadmap-more-cue-label" onClick={quarterScroll.next}>
-              {quarters(view.after, 'more')} →
+              {view.after} more →
             </span>
           </div>
         ) : null}
@@ -313,6 +314,6 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
 /** What the bar above the roadmap says about the quarters out of view. */
 function quarterStatus(total: number, view: QuarterView): string {
   if (view.before === 0 && view.after === 0) return `All ${quarters(total)} in view`;
-  const parts = [view.before ? `← ${quarters(view.before)} earlier` : '', view.after ? `${quarters(view.after, 'more')} →` : ''];
-  return `${parts.filter(Boolean).join(' · ')} (scroll sideways, use the arrow keys or Shift with the mouse wheel)`;
+  const parts = [view.before ? `← ${quarters(view.before, 'earlier')}` : '', view.after ? `${quarters(view.after, 'more')} →` : ''];
+  return parts.filter(Boolean).join(' · ');
 }

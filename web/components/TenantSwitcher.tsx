@@ -8,7 +8,7 @@ export function TenantSwitcher() {
   const tenants = user.availableTenants;
   if (tenants.length <= 1) {
     return (
-      <Text size="sm" fw={500} data-testid="tenant-name">
+      <Text size="sm" fw={500} data-testid="tenant-name" className="page-header-name">
         {tenant.name}
       </Text>
     );
@@ -17,6 +17,11 @@ export function TenantSwitcher() {
     <NativeSelect
       aria-label="Tenant"
       size="xs"
+      // A long name is cut short in the closed select (its options and title show it in full), so
+      // the header's other controls keep their room.
+      w="16rem"
+      maw="100%"
+      title={tenant.name}
       value={tenant.id}
       data={tenants.map((t) => ({ value: t.id, label: t.name }))}
       onChange={(e) => {

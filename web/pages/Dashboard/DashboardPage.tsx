@@ -102,7 +102,7 @@ export function DashboardPage() {
               placeholder="Search services..."
               value={search}
               onChange={(e) => setSearch(e.currentTarget.value)}
-              w={320}
+              w={{ base: '100%', xs: 320 }}
             />
             {rights?.canShowArchived ? (
               <Checkbox label="Show Archived" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} />
