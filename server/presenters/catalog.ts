@@ -1,10 +1,8 @@
 import type {
-  ActorRoleRow,
   AspectRow,
   AvailabilityRow,
   CategoryRow,
   HistoryRow,
-  QuickTemplateRow,
 } from '../db/queries/catalog';
 
 export function presentCategory(c: CategoryRow) {
@@ -57,12 +55,4 @@ export function presentAvailability(a: { aspectId: string; timeBucket: string; v
 
 export function presentHistory(h: HistoryRow) {
   return { time_bucket: h.timeBucket, value: h.value, changed_by: h.changedBy, changed_at: h.changedAt.toISOString() };
-}
-
-export function presentActorRole(r: ActorRoleRow) {
-  return { id: r.id, role_name: r.roleName, position: r.position };
-}
-
-export function presentQuickTemplate(t: QuickTemplateRow) {
-  return { id: t.id, template_text: t.templateText, position: t.position };
 }

@@ -1,14 +1,12 @@
 import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import type { Role } from '../../../common/roles';
-import { actorRoles, aspects, availabilities, availabilityHistory, categories, quickTemplates, serviceRoleAssignments } from '../schema';
+import { aspects, availabilities, availabilityHistory, categories, serviceRoleAssignments } from '../schema';
 
 export type CategoryRow = typeof categories.$inferSelect;
 export type AspectRow = typeof aspects.$inferSelect;
 export type AvailabilityRow = typeof availabilities.$inferSelect;
 export type HistoryRow = typeof availabilityHistory.$inferSelect;
-export type ActorRoleRow = typeof actorRoles.$inferSelect;
-export type QuickTemplateRow = typeof quickTemplates.$inferSelect;
 
 // Categories
 
@@ -306,22 +304,4 @@ export async function historyOfAspect(
     .where(and(...conditions))
     .orderBy(desc(availabilityHistory.changedAt), desc(availabilityHistory.id))
     .limit(page.limit);
-}
-
-// Service settings read with the full service
-
-export async function listActorRoles(db: Executor, tenantId: string, serviceId: string): Promise<ActorRoleRow[]> {
-  return db
-    .select()
-    .from(actorRoles)
-    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.serviceId, serviceId)))
-    .orderBy(asc(actorRoles.position), asc(actorRoles.id));
-}
-
-export async function listQuickTemplates(db: Executor, tenantId: string, serviceId: string): Promise<QuickTemplateRow[]> {
-  return db
-    .select()
-    .from(quickTemplates)
-    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.serviceId, serviceId)))
-    .orderBy(asc(quickTemplates.position), asc(quickTemplates.id));
 }

@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Role } from '../../../common/roles';
 import type { Executor } from '../client';
 import { tenantUserIds } from './admin';
+import { actorRoleQueries, quickTemplateQueries } from './orderedTags';
 import {
   actorRoles,
   aspects,
@@ -20,120 +21,11 @@ export type ActorRoleRow = typeof actorRoles.$inferSelect;
 export type QuickTemplateRow = typeof quickTemplates.$inferSelect;
 export type SnapshotRow = typeof snapshots.$inferSelect;
 
-// ---------------------------------------------------------------- actor roles
+// ---------------------------------------------------------------- actor roles, quick templates
 
-export function listActorRoles(db: Executor, tenantId: string, serviceId: string) {
-  return db
-    .select()
-    .from(actorRoles)
-    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.serviceId, serviceId)))
-    .orderBy(asc(actorRoles.position), asc(actorRoles.roleName), asc(actorRoles.id));
-}
-
-export async function findActorRole(db: Executor, tenantId: string, id: string): Promise<ActorRoleRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(actorRoles)
-    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.id, id)))
-    .limit(1);
-  return row;
-}
-
-export async function insertActorRole(db: Executor, tenantId: string, serviceId: string, roleName: string) {
-  const [row] = await db
-    .insert(actorRoles)
-    .values({
-      tenantId,
-      serviceId,
-      roleName,
-      position: sql`(select coalesce(max(${actorRoles.position}) + 1, 0) from ${actorRoles} where ${actorRoles.serviceId} = ${serviceId})`,
-    })
-    .returning();
-  return row;
-}
-
-export async function updateActorRole(db: Executor, tenantId: string, id: string, roleName: string) {
-  const [row] = await db
-    .update(actorRoles)
-    .set({ roleName })
-    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.id, id)))
-    .returning();
-  return row;
-}
-
-export async function deleteActorRole(db: Executor, tenantId: string, id: string) {
-  await db.delete(actorRoles).where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.id, id)));
-}
-
-/** Sets positions in the given order with one statement. */
-export async function reorderActorRoles(db: Executor, tenantId: string, serviceId: string, ids: string[]) {
-  if (!ids.length) return;
-  const cases = sql.join(
-    ids.map((id, i) => sql`when ${id}::uuid then ${i}::int`),
-    sql` `,
-  );
-  await db
-    .update(actorRoles)
-    .set({ position: sql`case ${actorRoles.id} ${cases} end` })
-    .where(and(eq(actorRoles.tenantId, tenantId), eq(actorRoles.serviceId, serviceId), inArray(actorRoles.id, ids)));
-}
-
-// ---------------------------------------------------------------- quick templates
-
-export function listQuickTemplates(db: Executor, tenantId: string, serviceId: string) {
-  return db
-    .select()
-    .from(quickTemplates)
-    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.serviceId, serviceId)))
-    .orderBy(asc(quickTemplates.position), asc(quickTemplates.templateText), asc(quickTemplates.id));
-}
-
-export async function findQuickTemplate(db: Executor, tenantId: string, id: string): Promise<QuickTemplateRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(quickTemplates)
-    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.id, id)))
-    .limit(1);
-  return row;
-}
-
-export async function insertQuickTemplate(db: Executor, tenantId: string, serviceId: string, templateText: string) {
-  const [row] = await db
-    .insert(quickTemplates)
-    .values({
-      tenantId,
-      serviceId,
-      templateText,
-      position: sql`(select coalesce(max(${quickTemplates.position}) + 1, 0) from ${quickTemplates} where ${quickTemplates.serviceId} = ${serviceId})`,
-    })
-    .returning();
-  return row;
-}
-
-export async function updateQuickTemplate(db: Executor, tenantId: string, id: string, templateText: string) {
-  const [row] = await db
-    .update(quickTemplates)
-    .set({ templateText })
-    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.id, id)))
-    .returning();
-  return row;
-}
-
-export async function deleteQuickTemplate(db: Executor, tenantId: string, id: string) {
-  await db.delete(quickTemplates).where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.id, id)));
-}
-
-export async function reorderQuickTemplates(db: Executor, tenantId: string, serviceId: string, ids: string[]) {
-  if (!ids.length) return;
-  const cases = sql.join(
-    ids.map((id, i) => sql`when ${id}::uuid then ${i}::int`),
-    sql` `,
-  );
-  await db
-    .update(quickTemplates)
-    .set({ position: sql`case ${quickTemplates.id} ${cases} end` })
-    .where(and(eq(quickTemplates.tenantId, tenantId), eq(quickTemplates.serviceId, serviceId), inArray(quickTemplates.id, ids)));
-}
+// One set of queries serves both ordered lists (db/queries/orderedTags.ts); these read them with the service.
+export const listActorRoles = actorRoleQueries.list;
+export const listQuickTemplates = quickTemplateQueries.list;
 
 // ---------------------------------------------------------------- user assignments
 

@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { SETTINGS_MESSAGES, settingsIdSchema } from '../../common/schemas/settings';
+import { assertWritable, loadWritableService, touchService } from '../commands/serviceWrites';
+import type { Executor } from '../db/client';
+import { invalid, notFound } from '../errors';
+import { scope, serviceOf } from '../plugins/context';
+import { parse } from '../validation';
+
+/** The queries a tag list needs: `orderedTagQueries` in db/queries/orderedTags.ts gives them. */
+interface TagQueries<Row extends { id: string; serviceId: string }> {
+  list(db: Executor, tenantId: string, serviceId: string): Promise<Row[]>;
+  find(db: Executor, tenantId: string, id: string): Promise<Row | undefined>;
+  insert(db: Executor, tenantId: string, serviceId: string, value: string): Promise<Row>;
+  update(db: Executor, tenantId: string, id: string, value: string): Promise<Row>;
+  remove(db: Executor, tenantId: string, id: string): Promise<void>;
+  reorder(db: Executor, tenantId: string, serviceId: string, ids: string[]): Promise<void>;
+}
+
+/**
+ * What differs between two ordered lists of a service's short texts (actor roles, quick
+ * templates): the URL, the request fields and schemas, the answer's keys and the row's shape.
+ */
+export interface TagList<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string> {
+  /** `/actor-roles`: the list is read at `<path>/service/:id`, written at `<path>` and `<path>/:id`. */
+  path: string;
+  /** The request field of the text (`roleName`) and of the ids in their new order (`roleIds`). */
+  text: Text;
+  ids: Ids;
+  /** The answer's keys: one row (`role`), every row (`roles`). */
+  singular: string;
+  plural: string;
+  create: z.ZodType<{ serviceId: string } & Record<Text, string>>;
+  update: z.ZodType<Record<Text, string>>;
+  reorder: z.ZodType<{ serviceId: string } & Record<Ids, string[]>>;
+  queries: TagQueries<Row>;
+  present: (row: Row) => object;
+}
+
+const idParams = z.object({ id: settingsIdSchema });
+
+function parseId(params: unknown): string {
+  const r = idParams.safeParse(params);
+  if (!r.success) throw notFound();
+  return r.data.id;
+}
+
+/** The routes of one ordered list of a service: editors and up, never on an archived service. */
+export function tagListRoutes<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string>(
+  list: TagList<Row, Text, Ids>,
+) {
+  const { path, queries: q, present, singular, plural } = list;
+
+  return async function routes(app: FastifyInstance) {
+    const db = () => app.database.db;
+
+    /** Loads a row of the request's tenant and checks the caller may change it. */
+    async function loadRow(req: FastifyRequest, id: string) {
+      const { tenantId } = scope(req);
+      const row = await q.find(db(), tenantId, id);
+      if (!row) throw notFound();
+      const { service } = await serviceOf(req, row.serviceId, 'service.settings');
+      assertWritable(service);
+      return { row, tenantId };
+    }
+
+    app.get(`${path}/service/:id`, async (req) => {
+      const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.settings');
+      const rows = await q.list(db(), tenantId, service.id);
+      return { [plural]: rows.map(present) };
+    });
+
+    app.post(path, async (req, reply) => {
+      const input = parse(list.create, req.body);
+      const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
+      assertWritable(service);
+      const row = await db().transaction(async (tx) => {
+        await loadWritableService(tx, tenantId, service.id);
+        const created = await q.insert(tx, tenantId, service.id, input[list.text]);
+        await touchService(tx, tenantId, service.id);
+        return created;
+      });
+      return reply.status(201).send({ [singular]: present(row) });
+    });
+
+    app.put(`${path}/:id`, async (req) => {
+      const id = parseId(req.params);
+      const input = parse(list.update, req.body);
+      const { row: current, tenantId } = await loadRow(req, id);
+      const row = await db().transaction(async (tx) => {
+        await loadWritableService(tx, tenantId, current.serviceId);
+        const updated = await q.update(tx, tenantId, current.id, input[list.text]);
+        await touchService(tx, tenantId, current.serviceId);
+        return updated;
+      });
+      return { [singular]: present(row) };
+    });
+
+    app.delete(`${path}/:id`, async (req, reply) => {
+      const { row, tenantId } = await loadRow(req, parseId(req.params));
+      await db().transaction(async (tx) => {
+        await loadWritableService(tx, tenantId, row.serviceId);
+        await q.remove(tx, tenantId, row.id);
+        await touchService(tx, tenantId, row.serviceId);
+      });
+      return reply.status(204).send();
+    });
+
+    app.patch(`${path}/reorder`, async (req) => {
+      const input = parse(list.reorder, req.body);
+      const order = input[list.ids];
+      const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
+      assertWritable(service);
+      const rows = await db().transaction(async (tx) => {
+        await loadWritableService(tx, tenantId, service.id);
+        const current = await q.list(tx, tenantId, service.id);
+        const ids = new Set(current.map((r) => r.id));
+        const given = new Set(order);
+        // The new order must name every row of the service exactly once.
+        if (given.size !== order.length || given.size !== ids.size || order.some((x) => !ids.has(x))) {
+          throw invalid(SETTINGS_MESSAGES.reorderMismatch, list.ids);
+        }
+        await q.reorder(tx, tenantId, service.id, order);
+        await touchService(tx, tenantId, service.id);
+        return q.list(tx, tenantId, service.id);
+      });
+      return { [plural]: rows.map(present) };
+    });
+  };
+}
