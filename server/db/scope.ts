@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The row-level security scope the database applies to a query (docs/decisions/0007-row-level-security.md).
+ * The row-level security scope the database applies to a query (docs/decisions/0004-row-level-security.md).
  * - tenant: only that tenant's rows of every tenant-owned table are visible or writable;
  * - system: every tenant's rows (signing in, resolving a session, super admin work across tenants);
  * - none: no tenant-owned rows at all.

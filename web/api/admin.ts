@@ -3,7 +3,7 @@ import type { UserPage } from '../../common/schemas/paging';
 import { M } from '../../common/messages';
 import { request } from './client';
 import { useAdminMutation, type Tenant } from './tenants';
-import type { SessionUser } from '../session/storage';
+import type { SessionUser } from './storage';
 
 export type AdminUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating'>;
 

@@ -2,7 +2,7 @@ import type { TenantPermissions } from '../../common/permissions';
 import { M } from '../../common/messages';
 import type { ReceivedInvitation } from '../../common/schemas/invitations';
 import { request } from './client';
-import type { SessionTenant, SessionUser } from '../session/storage';
+import type { SessionTenant, SessionUser } from './storage';
 
 type PresentedUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating' | 'permissions'>;
 

@@ -1,5 +1,5 @@
 import { M } from '../../common/messages';
-import { storage } from '../session/storage';
+import { storage } from './storage';
 
 /** An answer with an error status; message is what the person sees. */
 export class ApiError extends Error {

@@ -1,5 +1,5 @@
 import { INVITATION_MESSAGES } from '../../common/schemas/invitations';
-import type { SessionTenant } from '../session/storage';
+import type { SessionTenant } from './storage';
 import { request } from './client';
 
 /** Joins the tenant of an invitation addressed to the signed-in person. */

@@ -5,7 +5,7 @@ import type { Role, SnapshotVisibility } from '../../common/roles';
 import type { Aspect, Category } from './catalog';
 import { ApiError, authHeaders, errorText, request } from './client';
 import { serviceKeys, type Service } from './services';
-import { storage } from '../session/storage';
+import { storage } from './storage';
 
 export interface ActorRole {
   id: string;

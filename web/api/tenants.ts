@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import { request } from './client';
-import type { SessionTenant } from '../session/storage';
+import type { SessionTenant } from './storage';
 
 export interface Tenant extends Required<Pick<SessionTenant, 'id' | 'name' | 'slug'>> {
   archived: boolean;

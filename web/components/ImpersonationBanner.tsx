@@ -4,7 +4,7 @@ import { M, fill } from '../../common/messages';
 import { messageOf } from '../api/client';
 import { stopImpersonation } from '../api/impersonation';
 import { useSession } from '../session/SessionProvider';
-import { storage } from '../session/storage';
+import { storage } from '../api/storage';
 
 /**
  * Shown on every screen while a super admin impersonates someone, with the reason they gave.

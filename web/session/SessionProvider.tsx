@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ReceivedInvitation } from '../../common/schemas/invitations';
 import { fetchMe, logout as apiLogout, type SessionAnswer } from '../api/auth';
-import { storage, type SessionTenant, type SessionUser } from './storage';
+import { storage, type SessionTenant, type SessionUser } from '../api/storage';
 
 interface SessionValue {
   user: SessionUser | null;

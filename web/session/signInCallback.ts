@@ -2,7 +2,7 @@ import { M } from '../../common/messages';
 import type { LoginAnswer } from '../api/auth';
 import { errorText } from '../api/client';
 import { toSessionUser } from './SessionProvider';
-import { storage } from './storage';
+import { storage } from '../api/storage';
 
 const CODE_PARAM = 'auth_token';
 const DATA_PARAM = 'auth_data';

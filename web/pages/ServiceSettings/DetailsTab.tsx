@@ -22,7 +22,7 @@ function quarterOptions(timeline: string[]): string[] {
 export function DetailsTab({ service, readOnly }: { service: Service; readOnly: boolean }) {
   const update = useUpdateServiceDetails(service.id);
   const [name, setName] = useState(service.name);
-  // A service description is plain text; it is stored escaped, older rows as markup (docs/decisions/0113).
+  // A service description is plain text; it is stored escaped, older rows as markup (docs/decisions/0113-plain-service-descriptions.md).
   const [description, setDescription] = useState(htmlToText(service.description));
   const [owner, setOwner] = useState(service.service_owner);
   const [model, setModel] = useState(service.subscription_model);

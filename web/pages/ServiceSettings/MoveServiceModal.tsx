@@ -4,7 +4,7 @@ import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { useMoveService } from '../../api/settings';
 import { CatalogModal } from '../../components/CatalogModal';
-import type { SessionTenant } from '../../session/storage';
+import type { SessionTenant } from '../../api/storage';
 
 interface Props {
   serviceId: string;

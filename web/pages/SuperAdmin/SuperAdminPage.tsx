@@ -11,7 +11,7 @@ import { startImpersonation, stopImpersonation } from '../../api/impersonation';
 import { AppLayout } from '../../components/AppLayout';
 import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
-import { storage } from '../../session/storage';
+import { storage } from '../../api/storage';
 import { ConfirmModal } from './components/ConfirmModal';
 import { CreateUserModal } from './components/CreateUserModal';
 import { ImpersonateModal } from './components/ImpersonateModal';

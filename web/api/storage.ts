@@ -1,5 +1,10 @@
 import type { TenantPermissions } from '../../common/permissions';
 
+/*
+ * The stored session: what every request sends (bearer token, tenant header). It sits with the API
+ * client so that web/api needs nothing from web/session, which builds on both.
+ */
+
 /** The browser keeps a session under exactly these keys (spec sections 3 and 9). */
 export const STORAGE_KEYS = { token: 'token', user: 'user', activeTenant: 'activeTenant' } as const;
 
