@@ -7,6 +7,11 @@ import { messageOf } from '../../api/client';
 import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
 import { ErrorBox } from './ErrorBox';
 
+/** The specification's sentence, whose "Service Settings" becomes a link for those who may open them. */
+const NO_TEMPLATES = 'No quick templates defined. Add them in Service Settings.';
+const SETTINGS_LINK = 'Service Settings';
+const [NO_TEMPLATES_BEFORE, NO_TEMPLATES_AFTER] = NO_TEMPLATES.split(SETTINGS_LINK) as [string, string];
+
 export interface AvailabilityTarget {
   aspect: Aspect;
   bucket: string;
@@ -92,15 +97,17 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, onClose
             </Group>
           ) : (
             <Text size="sm" c="dimmed">
-              No quick templates defined. Add them in{' '}
               {templatesHref ? (
-                <Anchor component={Link} to={templatesHref} inherit underline="always">
-                  Service Settings
-                </Anchor>
+                <>
+                  {NO_TEMPLATES_BEFORE}
+                  <Anchor component={Link} to={templatesHref} inherit underline="always">
+                    {SETTINGS_LINK}
+                  </Anchor>
+                  {NO_TEMPLATES_AFTER}
+                </>
               ) : (
-                'Service Settings'
+                NO_TEMPLATES
               )}
-              .
             </Text>
           )}
         </Stack>
