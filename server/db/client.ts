@@ -214,19 +214,24 @@ async function asOwner(client: ScopedClient): Promise<void> {
   await client.query('reset role');
 }
 
+/** A connection from the pool, prepared before use; one whose preparation failed goes back broken. */
+async function checkout(pool: Pool, prepare: (client: PoolClient) => Promise<unknown>): Promise<PoolClient> {
+  const client = await pool.connect();
+  try {
+    await prepare(client);
+  } catch (err) {
+    client.release(err as Error);
+    throw err;
+  }
+  return client;
+}
+
 /** The pool of start-up work on the embedded database: its connections work as the owner role. */
 class OwnerPool {
   constructor(private readonly pool: Pool) {}
 
-  async connect(): Promise<PoolClient> {
-    const client = await this.pool.connect();
-    try {
-      await asOwner(client);
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
-    return client;
+  connect(): Promise<PoolClient> {
+    return checkout(this.pool, asOwner);
   }
 
   async query(config: string | QueryConfig, values?: unknown[]) {
@@ -276,16 +281,11 @@ function trackWrites(client: ScopedClient): void {
 class ScopedPool {
   constructor(private readonly pool: Pool) {}
 
-  async connect(): Promise<PoolClient> {
-    const client = (await this.pool.connect()) as ScopedClient;
-    trackWrites(client);
-    try {
-      await applyScope(client);
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
-    return client;
+  connect(): Promise<PoolClient> {
+    return checkout(this.pool, (client) => {
+      trackWrites(client as ScopedClient);
+      return applyScope(client as ScopedClient);
+    });
   }
 
   async query(config: string | QueryConfig, values?: unknown[]) {
