@@ -6,6 +6,7 @@ import { SLUG_PATTERN, autoSlug } from '../../../common/slug';
 import { messageOf } from '../../api/client';
 import { useCreateService, type Service } from '../../api/services';
 import { IconUpload } from '../../components/IconUpload';
+import { ServiceSlugInput } from '../../components/ServiceSlugInput';
 
 interface Props {
   opened: boolean;
@@ -76,13 +77,9 @@ export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
             </Alert>
           ) : null}
           <TextInput label="Name" required value={form.name} onChange={(e) => setName(e.currentTarget.value)} error={errors.name} data-autofocus />
-          <TextInput
-            label="Slug"
-            required
-            description="Lowercase letters, digits and hyphens; it cannot be changed later."
+          <ServiceSlugInput
             value={form.slug}
-            onChange={(e) => {
-              const slug = e.currentTarget.value;
+            onChange={(slug) => {
               setSlugTouched(true);
               setForm((f) => ({ ...f, slug }));
             }}

@@ -10,6 +10,7 @@ import { serviceKeys } from '../../api/services';
 import { previewCatalog, uploadCatalog } from '../../api/settings';
 import { useSession } from '../../session/SessionProvider';
 import { CatalogModal } from '../../components/CatalogModal';
+import { ServiceSlugInput } from '../../components/ServiceSlugInput';
 
 type FieldErrors = Partial<Record<'name' | 'slug', string>>;
 
@@ -137,17 +138,7 @@ export function ImportServiceButton() {
                   }}
                   error={errors.name}
                 />
-                <TextInput
-                  label="Slug"
-                  required
-                  description="Lowercase letters, digits and hyphens; it cannot be changed later."
-                  value={naming.slug}
-                  onChange={(e) => {
-                    const slug = e.currentTarget.value;
-                    setNaming((n) => (n ? { ...n, slug } : n));
-                  }}
-                  error={errors.slug}
-                />
+                <ServiceSlugInput value={naming.slug} onChange={(slug) => setNaming((n) => (n ? { ...n, slug } : n))} error={errors.slug} />
               </>
             ) : null}
             {progress !== null ? (
