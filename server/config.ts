@@ -37,7 +37,7 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
   /** How long a session, tenant or service read may be reused while this process wrote nothing it came from. */
-  CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(2000),
+  CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
   SEED_DEMO: boolFlag.default(true),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(8 * 60 * 60),

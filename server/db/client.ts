@@ -6,7 +6,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import * as schema from './schema';
 import { APP_ROLE, currentScope, scopeKey, scopeSettings } from './scope';
-import { raiseStamps, writtenTables } from './writeStamps';
+import { CHANGE_CHANNEL, ChangeFeed, selfChannel } from './changes';
 
 export type Schema = typeof schema;
 /** The Drizzle handle every query function takes; PGlite and node-postgres share this shape. */
@@ -26,6 +26,8 @@ export interface Database {
    * the connecting role, outside row-level security.
    */
   exclusive<T>(fn: (owner: Db) => Promise<T>): Promise<T>;
+  /** What committed writes changed, as the database announces it (server/db/changes.ts). */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -146,6 +148,8 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
   const pool = new pg.default.Pool({ ...where, max: poolSize, connectionTimeoutMillis: kind === 'pglite' ? 0 : 5000 });
   // An idle client losing its connection (a database restart) must not crash the process.
   pool.on('error', () => {});
+  const changes = new ChangeFeed();
+  pool.on('connect', (client) => hearOnPooled(client, kind, changes));
   // PGlite serves one session (one pooled connection): a connection held for a lock would leave
   // none for the work under it, and its data-directory lock already makes the process alone.
   const exclusive = async <T>(fn: (owner: Db) => Promise<T>): Promise<T> =>
@@ -161,6 +165,16 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
     await pool.end();
     throw err;
   }
+  let listener: SharedListener | undefined;
+  if (kind === 'postgres') {
+    listener = new SharedListener(() => new pg.default.Client(where), changes);
+    try {
+      await listener.start();
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
+  }
   const db = drizzle({ client: new ScopedPool(pool) as unknown as Pool, schema }) as unknown as Db;
   return {
     db,
@@ -169,10 +183,116 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
       await pool.query('select 1');
     },
     exclusive,
+    changes,
     close: async () => {
+      await listener?.stop();
       await pool.end();
     },
   };
+}
+
+/**
+ * A new pooled connection hears the change stream where its process needs it: on the embedded
+ * database, the one session hears every announcement, on the connection whose COMMIT sent it; on
+ * PostgreSQL, a connection hears only its own writes (on a channel of its own, before its COMMIT
+ * returns), the shared channel being heard by the process's listener.
+ */
+function hearOnPooled(client: PoolClient, kind: Database['kind'], changes: ChangeFeed): void {
+  const hearing = client as HearingClient;
+  if (kind === 'pglite') {
+    client.on('notification', (n) => n.channel === CHANGE_CHANNEL && changes.hear(n.payload));
+    hearing[LISTEN] = `listen ${CHANGE_CHANNEL}`;
+    return;
+  }
+  const pid = hearing.processID;
+  if (!pid) return;
+  const own = selfChannel(pid);
+  client.on('notification', (n) => n.channel === own && changes.hear(n.payload, false));
+  hearing[LISTEN] = `listen ${own}; select set_config('catalog.self', 'on', false)`;
+}
+
+const LISTEN = Symbol('catalog.listen');
+type HearingClient = PoolClient & { processID?: number; [LISTEN]?: string };
+
+/** The first checkout of a connection starts its hearing (hearOnPooled), before any of its work. */
+async function startHearing(client: HearingClient): Promise<void> {
+  const statement = client[LISTEN];
+  if (!statement) return;
+  await client.query(statement);
+  client[LISTEN] = undefined;
+}
+
+/** How long the listener waits before its next attempt to reconnect: doubling from 50 ms to 2 s. */
+const RELISTEN_MS = { first: 50, max: 2000 };
+
+/**
+ * The process's dedicated connection to the shared channel on PostgreSQL. When it is lost, every
+ * cache is stale (ChangeFeed.lost) until it is back, then everything is read again.
+ */
+class SharedListener {
+  private client: import('pg').Client | undefined;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private delay = RELISTEN_MS.first;
+
+  constructor(
+    private readonly connect: () => import('pg').Client,
+    private readonly changes: ChangeFeed,
+  ) {}
+
+  /** The first connection: a process does not start without the stream. */
+  async start(): Promise<void> {
+    await this.open();
+  }
+
+  private async open(): Promise<void> {
+    const client = this.connect();
+    client.on('notification', (n) => n.channel === CHANGE_CHANNEL && this.changes.hear(n.payload));
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.changes.lost();
+      client.end().catch(() => {});
+      this.retry();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGE_CHANNEL}`);
+    } catch (err) {
+      client.removeAllListeners('end');
+      client.end().catch(() => {});
+      throw err;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+    this.delay = RELISTEN_MS.first;
+    this.changes.regained();
+  }
+
+  private retry(): void {
+    if (this.stopped || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.open().catch(() => {
+        this.delay = Math.min(this.delay * 2, RELISTEN_MS.max);
+        this.retry();
+      });
+    }, this.delay);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => {});
+  }
 }
 
 /**
@@ -183,6 +303,7 @@ async function underStartLock<T>(pool: Pool, fn: (client: PoolClient) => Promise
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
+    await startHearing(client);
     await asOwner(client);
     await client.query('select pg_advisory_lock($1)', [START_LOCK_KEY.toString()]);
     try {
@@ -200,8 +321,7 @@ async function underStartLock<T>(pool: Pool, fn: (client: PoolClient) => Promise
 }
 
 const APPLIED = Symbol('catalog.scope');
-const WRITES = Symbol('catalog.writes');
-type ScopedClient = PoolClient & { [APPLIED]?: string; [WRITES]?: Set<string> };
+type ScopedClient = PoolClient & { [APPLIED]?: string };
 
 /**
  * Makes a connection work as the connecting (owner) role again, for start-up work: one the
@@ -218,6 +338,7 @@ async function asOwner(client: ScopedClient): Promise<void> {
 async function checkout(pool: Pool, prepare: (client: PoolClient) => Promise<unknown>): Promise<PoolClient> {
   const client = await pool.connect();
   try {
+    await startHearing(client);
     await prepare(client);
   } catch (err) {
     client.release(err as Error);
@@ -245,34 +366,6 @@ class OwnerPool {
 }
 
 /**
- * Notes the tables each statement of a connection may write, and raises their write stamps when the
- * connection goes back to the pool, that is after its transaction ended (server/db/writeStamps.ts).
- */
-function trackWrites(client: ScopedClient): void {
-  let writes = client[WRITES];
-  if (!writes) {
-    const tables = new Set<string>();
-    writes = client[WRITES] = tables;
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      const first = args[0];
-      const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
-      if (text) for (const table of writtenTables(text)) tables.add(table);
-      return query(...args);
-    };
-  }
-  // The pool gives a client a new release function at every checkout.
-  const release = client.release.bind(client);
-  client.release = (err?: Error | boolean) => {
-    if (writes.size) {
-      raiseStamps(writes);
-      writes.clear();
-    }
-    return release(err);
-  };
-}
-
-/**
  * The pool Drizzle queries through. Every connection it hands out works as the application role
  * (which owns no table, so row-level security applies to it) with the scope of the code that asked
  * (server/db/scope.ts): the settings are sent only when a connection's last scope differs.
@@ -282,10 +375,7 @@ class ScopedPool {
   constructor(private readonly pool: Pool) {}
 
   connect(): Promise<PoolClient> {
-    return checkout(this.pool, (client) => {
-      trackWrites(client as ScopedClient);
-      return applyScope(client as ScopedClient);
-    });
+    return checkout(this.pool, (client) => applyScope(client as ScopedClient));
   }
 
   async query(config: string | QueryConfig, values?: unknown[]) {

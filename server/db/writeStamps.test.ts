@@ -1,33 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
-import { raiseStamps, stampOf, StampedCache, writtenTables } from './writeStamps';
+import { markStreamDown, markStreamUp, raiseStamps, stampOf, StampedCache } from './writeStamps';
 import { buildTestApp, call, type TestApp } from '../test/app';
 import { createWorld, type World } from '../test/factories';
 import { services, users } from './schema';
-
-describe('writtenTables', () => {
-  it('names the tables of inserts, updates, deletes and truncates, quoted or not', () => {
-    expect(writtenTables('insert into "services" ("id") values ($1)')).toEqual(['services']);
-    expect(writtenTables('update "users" set "role" = $1 where "users"."id" = $2')).toEqual(['users']);
-    expect(writtenTables('delete from tenant_memberships where user_id = $1')).toEqual(['tenant_memberships']);
-    expect(writtenTables('with x as (update services set version = version + 1 returning id) select * from x')).toEqual(['services']);
-    expect(writtenTables('TRUNCATE TABLE public.revoked_tokens')).toEqual(['revoked_tokens']);
-  });
-
-  it('names the tables a writing database function writes, though its call is a select', () => {
-    const written = ['availabilities', 'availability_history', 'services'];
-    expect(writtenTables('select status, current_value, service_id from catalog_write_availability($1::uuid, $2::uuid)')).toEqual(written);
-    expect(writtenTables('SELECT * FROM public."catalog_write_availability" ($1)')).toEqual(written);
-    expect(writtenTables('select ord, status from catalog_write_availabilities($1::uuid, $2::jsonb)')).toEqual(written);
-    expect(writtenTables('select catalog_write_availability_log from services')).toEqual([]);
-  });
-
-  it('finds nothing in a plain read', () => {
-    expect(writtenTables('select "id" from "services" where "tenant_id" = $1')).toEqual([]);
-    expect(writtenTables("select set_config('role', $1, false)")).toEqual([]);
-  });
-});
 
 describe('StampedCache', () => {
   it('serves an entry until one of its tables is written, and reads again after', async () => {
@@ -54,6 +31,23 @@ describe('StampedCache', () => {
     expect(value).toBe('old');
     expect(stampOf(['t_race'])).toBe(before + 1);
     expect(await cache.get('k', async () => 'new')).toBe('new');
+  });
+
+  it('serves nothing while a change stream is down, and reads everything again once it is back', async () => {
+    const cache = new StampedCache<number>(['t_down'], 60_000);
+    let loads = 0;
+    const get = () => cache.get('k', async () => ++loads);
+    expect(await get()).toBe(1);
+    markStreamDown();
+    try {
+      expect(await get()).toBe(2);
+      expect(await get()).toBe(3);
+      expect(cache.peek('k')).toBeUndefined();
+    } finally {
+      markStreamUp();
+    }
+    expect(await get()).toBe(4);
+    expect(await get()).toBe(4);
   });
 
   it('reads again after the maximum age', async () => {

@@ -1,34 +1,16 @@
 /**
- * Write stamps: a counter per table, raised when a connection that wrote to the table goes back to
- * the pool (after its transaction committed or rolled back). A cache entry records the stamp of the
+ * Write stamps: a counter per table, raised whenever the change stream (server/db/changes.ts) says
+ * a committed statement wrote the table, whoever wrote it. A cache entry records the stamp of the
  * tables it was read from before reading; a later write to any of them makes the entry stale, so
- * this process never serves what it has itself changed since (docs/decisions/0103-request-caches.md).
+ * this process never serves what it has been told has changed since
+ * (docs/decisions/0103-request-caches.md, docs/decisions/0115-change-stream.md).
  */
 const counters = new Map<string, number>();
 /** Raised by writes to tables whose rows others cascade from: every stamp includes it. */
 const ALL = '*';
-const CASCADING = new Set(['tenants', 'users']);
-
-const WRITE = /\b(?:insert\s+into|update|delete\s+from|truncate(?:\s+table)?|alter\s+table)\s+(?:only\s+)?(?:"?public"?\.)?"?([a-z_][a-z0-9_]*)"?/gi;
-
-/**
- * Database functions that write, with the tables they write: a call (`select ... from f(...)`)
- * names none of them. Every such function of the migrations belongs here.
- */
-const WRITING_FUNCTIONS: Record<string, readonly string[]> = {
-  catalog_write_availability: ['availabilities', 'availability_history', 'services'],
-  catalog_write_availabilities: ['availabilities', 'availability_history', 'services'],
-};
-const CALL = new RegExp(`\\b(${Object.keys(WRITING_FUNCTIONS).join('|')})"?\\s*\\(`, 'gi');
-
-/** The tables a statement may write to (a superset: `for update` and the like are harmless). */
-export function writtenTables(text: string): string[] {
-  const tables: string[] = [];
-  for (const m of text.matchAll(CALL)) tables.push(...WRITING_FUNCTIONS[m[1]!.toLowerCase()]!);
-  if (/^\s*select\b/i.test(text) && !/\b(?:insert|update|delete)\b/i.test(text)) return tables;
-  for (const m of text.matchAll(WRITE)) tables.push(m[1]!.toLowerCase());
-  return tables;
-}
+const CASCADING = new Set(['tenants', 'users', ALL]);
+/** Streams whose listening connection is lost: while any is, nothing cached is current. */
+let streamsDown = 0;
 
 export function raiseStamps(tables: Iterable<string>): void {
   for (const table of tables) {
@@ -37,8 +19,21 @@ export function raiseStamps(tables: Iterable<string>): void {
   }
 }
 
+/** A change stream lost its listening connection: every cache reads again until it is back. */
+export function markStreamDown(): void {
+  streamsDown++;
+}
+
+/** A change stream is heard again: what was held from before is stale. */
+export function markStreamUp(): void {
+  streamsDown = Math.max(0, streamsDown - 1);
+  raiseStamps([ALL]);
+}
+
 /** One number that changes whenever any of `tables` (or a cascading table) is written. */
 export function stampOf(tables: readonly string[]): number {
+  // NaN equals nothing, not even itself: no entry is current while a stream is down.
+  if (streamsDown > 0) return Number.NaN;
   let sum = counters.get(ALL) ?? 0;
   for (const table of tables) sum += counters.get(table) ?? 0;
   return sum;
@@ -52,8 +47,8 @@ interface Entry<V> {
 
 /**
  * A small cache of values read from `tables`: an entry is served while none of them was written
- * since it was read and it is younger than `maxAgeMs` (which bounds what a write made outside this
- * process, by hand say, can leave stale). The oldest entries go first when it is full.
+ * since it was read and it is younger than `maxAgeMs` (a backstop: every committed write is
+ * announced by the database, whoever made it). The oldest entries go first when it is full.
  */
 export class StampedCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
