@@ -11,6 +11,7 @@ export type RouteRule = Capability | 'public' | 'member' | 'self';
 /** The one table of what every route requires, keyed by method and url. */
 export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /api/health': 'public',
+  'GET /api/health/ready': 'public',
   'POST /api/auth/login': 'public',
   'GET /api/auth/me': 'member',
   'GET /api/events': 'member',

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordFigure } from '../security/figures';
 import { openEvents, type SseStream } from '../sse';
@@ -59,6 +60,7 @@ const percentile = (values: number[], p: number) => {
 
 describe.skipIf(!base)('the change stream across three server processes on one PostgreSQL database', () => {
   let servers: RunningServer[] = [];
+  let databaseUrl = '';
   let superToken = '';
   let tenant: { id: string; slug: string };
   let otherTenant: { id: string; slug: string };
@@ -75,6 +77,7 @@ describe.skipIf(!base)('the change stream across three server processes on one P
   beforeAll(async () => {
     const database = await createPostgresDatabase(base!, 'catalog_stream');
     cleanups.push(() => database.drop());
+    databaseUrl = database.url;
     const ports: number[] = [];
     for (let i = 0; i < PROCESSES; i++) ports.push(await freePort());
     servers = await Promise.all(
@@ -195,6 +198,27 @@ describe.skipIf(!base)('the change stream across three server processes on one P
     // The tenant comes back for the stream checks below.
     expect((await send(via(0), 'PATCH', `/api/tenants/${tenant.id}/unarchive`, superToken)).status).toBe(200);
   }, 120_000);
+
+  it('survives losing the listening connections: nothing is served stale meanwhile, and the stream is heard again', async () => {
+    const admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+    try {
+      for (const server of servers) expect((await full(server, tokens.reader!)).status).toBe(200);
+      const { rowCount } = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen catalog_changes'");
+      expect(rowCount).toBe(PROCESSES);
+      // Written while the processes may not hear it: each reads again until it hears again, and
+      // then reads everything again once.
+      const value = `Written while deaf ${Date.now()}`;
+      expect((await send(via(0), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[0], timeBucket: quarter, value }, tenantHeaders())).status).toBe(200);
+      for (const server of others(0)) await until(`write during reconnection on ${server.base}`, async () => JSON.stringify((await full(server, tokens.reader!)).body).includes(value));
+      for (const server of servers) await until(`${server.base} ready again`, async () => (await fetch(`${server.base}/api/health/ready`)).status === 200);
+      const after = `Heard again ${Date.now()}`;
+      expect((await send(via(1), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[0], timeBucket: quarter, value: after }, tenantHeaders())).status).toBe(200);
+      for (const server of others(1)) await until(`write after reconnection on ${server.base}`, async () => JSON.stringify((await full(server, tokens.reader!)).body).includes(after));
+    } finally {
+      await admin.end();
+    }
+  }, 60_000);
 
   it("carries a write through one process to a page following another, with ids only", async () => {
     const streams: SseStream[] = [];
