@@ -12,6 +12,10 @@ export const USER_PAGE_MAX = 500;
 /** Without paging parameters a list of users or tenants answers at most this many rows. */
 export const USER_LIST_CAP = 10_000;
 
+/** A tenant's services (the dashboard): a page's default and maximum. */
+export const SERVICE_PAGE_DEFAULT = 100;
+export const SERVICE_PAGE_MAX = 500;
+
 /** The history of a cell: newest first, this many entries unless `limit` says otherwise. */
 export const HISTORY_PAGE_DEFAULT = 100;
 export const HISTORY_PAGE_MAX = 1_000;
@@ -93,6 +97,38 @@ export const panelPageQuerySchema = userPageQuerySchema.extend({
   tenantsAfter: after,
 });
 
+/** GET /api/services: the page of services (`after` is the name and id of the last service of the page before). */
+export const servicePageQuerySchema = z.object({ search, limit: limitOf(SERVICE_PAGE_MAX), after });
+export type ServicePageQuery = z.output<typeof servicePageQuerySchema>;
+
+/**
+ * Most tenants one look-up by id answers (a user's memberships, the tenants on one screen): 100
+ * ids are 3.7 KB of address, well within what a server takes in a request line.
+ */
+export const TENANT_IDS_MAX = 100;
+
+/**
+ * GET /api/admin/tenants: always one page of tenants (name, then id), searched on name or slug;
+ * `ids` (comma-separated) answers only those tenants, so that a screen holding tenant ids shows
+ * their names without loading every tenant.
+ */
+export const tenantPageQuerySchema = z.object({
+  search,
+  limit: limitOf(USER_PAGE_MAX),
+  after,
+  includeArchived: z
+    .enum(['true', 'false', '1', '0'], { error: 'includeArchived must be true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+  ids: z
+    .string()
+    .max(TENANT_IDS_MAX * 37, { error: `ids must be at most ${TENANT_IDS_MAX} tenant ids` })
+    .transform((s) => (s.trim() ? [...new Set(s.split(',').map((id) => id.trim()))] : []))
+    .pipe(z.array(z.uuid({ error: 'ids must be tenant ids separated by commas' })).max(TENANT_IDS_MAX, { error: `ids must be at most ${TENANT_IDS_MAX} tenant ids` }))
+    .optional(),
+});
+export type TenantPageQuery = z.output<typeof tenantPageQuerySchema>;
+
 /** True when the caller asked for a page rather than the whole list. */
 export function isPaged(q: { search?: string; limit?: number; after?: unknown; group?: string }): boolean {
   return q.search !== undefined || q.limit !== undefined || q.after !== undefined || q.group !== undefined;
@@ -115,7 +151,18 @@ export const snapshotPageQuerySchema = z.object({
 });
 
 /** The answers' shapes the web app reads. */
+export interface ServicePage<T, P> {
+  services: T[];
+  permissions: P;
+  next_after: string | null;
+}
+
 export interface UserPage<T> {
   users: T[];
+  next_after: string | null;
+}
+
+export interface TenantPage<T> {
+  tenants: T[];
   next_after: string | null;
 }

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
+import type { ServicePage } from '../../common/schemas/paging';
 import { request } from './client';
 import type { ServicePermissions } from '../../common/permissions';
 
@@ -32,6 +33,7 @@ export interface CreateServiceBody {
 export const serviceKeys = {
   all: ['services'] as const,
   list: (includeArchived: boolean) => ['services', 'list', { includeArchived }] as const,
+  pages: (includeArchived: boolean, search: string, pageSize: number) => ['services', 'pages', { includeArchived, search, pageSize }] as const,
   full: (id: string) => ['services', 'full', id] as const,
 };
 
@@ -41,10 +43,37 @@ export interface ServiceList {
   permissions: { default: ServicePermissions; services: Record<string, ServicePermissions> };
 }
 
+/** Every service of the tenant in one answer; the dashboard reads them page by page (useServicePages). */
 export function useServices(includeArchived: boolean) {
   return useQuery({
     queryKey: serviceKeys.list(includeArchived),
     queryFn: () => request<ServiceList>(`/services?includeArchived=${includeArchived}`, { fallback: M.failedLoadServices }),
+  });
+}
+
+/** One page of the service list: its services, what the caller may do on them, the next page's cursor. */
+export type ServiceListPage = ServicePage<Service, ServiceList['permissions']>;
+
+const pageUrl = (includeArchived: boolean, search: string, limit: number, after: string | null) => {
+  const q = new URLSearchParams({ includeArchived: String(includeArchived), search, limit: String(limit) });
+  if (after) q.set('after', after);
+  return `/services?${q}`;
+};
+
+/**
+ * The tenant's services page by page, searched by the server (name, slug, description, owner): the
+ * dashboard loads the next page as its cards or rows are scrolled towards the end
+ * (docs/decisions/0114-paged-lists.md).
+ */
+export function useServicePages(includeArchived: boolean, search: string, pageSize = 100) {
+  return useInfiniteQuery({
+    queryKey: serviceKeys.pages(includeArchived, search, pageSize),
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam, signal }) =>
+      request<ServiceListPage>(pageUrl(includeArchived, search, pageSize, pageParam), { fallback: M.failedLoadServices, signal }),
+    getNextPageParam: (last) => last.next_after,
+    // The services found so far stay while the next search is answered: the dashboard does not blink.
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -21,9 +21,9 @@ export interface RowRange {
   end: number;
 }
 
-export interface RowWindow {
+export interface RowWindow<E extends HTMLElement = HTMLTableElement> {
   /** The table whose rows are windowed; each row in full carries windowRowAttributes(), each gap gapAttributes(). */
-  tableRef: RefObject<HTMLTableElement | null>;
+  tableRef: RefObject<E | null>;
   /** Rows (by index in display order) rendered in full: those near the viewport. */
   range: RowRange;
   /** The row holding the keyboard focus stays in full wherever it is. */
@@ -158,6 +158,14 @@ export function settledRange(prev: RowRange, next: RowRange, passes: number): Ro
   return { start: Math.min(prev.start, next.start), end: Math.max(prev.end, next.end) };
 }
 
+export interface RowWindowOptions {
+  /**
+   * The element of each row and gap: `tr` in a table; another element (`div`) where the rows are
+   * not a table's, such as the dashboard's rows of cards.
+   */
+  rowTag?: string;
+}
+
 /**
  * Windowed rendering for long tables: rows near the viewport are in the page, in full, and each run
  * of the others is one empty gap row as tall as they are (their last measured heights, else the
@@ -167,9 +175,10 @@ export function settledRange(prev: RowRange, next: RowRange, passes: number): Ro
  * scroll (the table's own, the page's or a modal's) and resize. `keys` are the rows' keys in
  * display order.
  */
-export function useRowWindow(keys: string[]): RowWindow {
+export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: string[], options: RowWindowOptions = {}): RowWindow<E> {
+  const rowTag = options.rowTag ?? 'tr';
   const rowCount = keys.length;
-  const tableRef = useRef<HTMLTableElement | null>(null);
+  const tableRef = useRef<E | null>(null);
   const rows = useRef<NodeListOf<HTMLElement> | null>(null);
   const keysRef = useRef(keys);
   keysRef.current = keys;
@@ -196,9 +205,9 @@ export function useRowWindow(keys: string[]): RowWindow {
    */
   const measure = useCallback(() => {
     const table = tableRef.current;
-    rows.current = table ? table.querySelectorAll<HTMLElement>('tr[data-window-index]') : null;
+    rows.current = table ? table.querySelectorAll<HTMLElement>(`${rowTag}[data-window-index]`) : null;
     if (!table) return;
-    for (const row of table.querySelectorAll<HTMLElement>('tr[data-window-full]')) {
+    for (const row of table.querySelectorAll<HTMLElement>(`${rowTag}[data-window-full]`)) {
       const key = row.dataset.windowKey!;
       const height = row.getBoundingClientRect().height;
       const before = heights.current.get(key);
@@ -209,7 +218,7 @@ export function useRowWindow(keys: string[]): RowWindow {
     }
     const { sum, count } = total.current;
     if (count) setEstimate((prev) => (Math.abs(prev - sum / count) > prev / 10 ? Math.round(sum / count) : prev));
-  }, []);
+  }, [rowTag]);
 
   /**
    * Moves the window to the rows near the viewport. While scrolling it reaches ahead (fewer
@@ -279,9 +288,9 @@ export function useRowWindow(keys: string[]): RowWindow {
   }, [measure, place]);
 
   const onFocus = useCallback((e: FocusEvent<HTMLElement>) => {
-    const row = (e.target as HTMLElement).closest<HTMLElement>('tr[data-window-key]');
+    const row = (e.target as HTMLElement).closest<HTMLElement>(`${rowTag}[data-window-key]`);
     setFocusedKey(row?.dataset.windowKey ?? null);
-  }, []);
+  }, [rowTag]);
   const onBlur = useCallback((e: FocusEvent<HTMLElement>) => {
     if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedKey(null);
   }, []);

@@ -1,6 +1,7 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
+import { likeText } from './admin';
 
 export type ServiceRow = typeof services.$inferSelect;
 type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
@@ -10,6 +11,41 @@ export async function listServices(db: Executor, tenantId: string, opts: { inclu
     ? eq(services.tenantId, tenantId)
     : and(eq(services.tenantId, tenantId), eq(services.archived, false));
   return db.select().from(services).where(where).orderBy(asc(services.name), asc(services.id));
+}
+
+/** One page of a tenant's services: a search, after a (name, id) key, at most `limit` rows. */
+export interface ServicePageRequest {
+  includeArchived: boolean;
+  search?: string;
+  after?: [name: string, id: string];
+  limit: number;
+}
+
+/*
+ * The description's text as the dashboard shows it (common/richText htmlToText): tags dropped, a
+ * line break at the end of a block, entities read. A search matches what is read, not the markup.
+ */
+const descriptionText = sql`replace(replace(replace(replace(replace(replace(
+  regexp_replace(regexp_replace(${services.description}, '<(br|/p|/li|/h[1-6]|/blockquote|/pre)\\s*/?>', E'\\n', 'gi'), '<[^>]*>', '', 'g'),
+  '&nbsp;', ' '), '&lt;', '<'), '&gt;', '>'), '&quot;', '"'), '&#39;', ''''), '&amp;', '&')`;
+
+/** One page of the list above in the same order (name, then id), the search matching name, slug, description or owner. */
+export async function pageServices(db: Executor, tenantId: string, page: ServicePageRequest): Promise<ServiceRow[]> {
+  const where: SQL[] = [eq(services.tenantId, tenantId)];
+  if (!page.includeArchived) where.push(eq(services.archived, false));
+  if (page.search) {
+    const like = likeText(page.search);
+    where.push(
+      sql`(${services.name} ilike ${like} or ${services.slug} ilike ${like} or ${services.serviceOwner} ilike ${like} or ${descriptionText} ilike ${like})`,
+    );
+  }
+  if (page.after) where.push(sql`(${services.name}, ${services.id}) > (${page.after[0]}, ${page.after[1]}::uuid)`);
+  return db
+    .select()
+    .from(services)
+    .where(and(...where))
+    .orderBy(asc(services.name), asc(services.id))
+    .limit(page.limit);
 }
 
 export async function findService(db: Executor, tenantId: string, serviceId: string): Promise<ServiceRow | undefined> {
@@ -45,11 +81,20 @@ export async function findServiceWithRole(
 }
 
 /** A user's service role assignments in a tenant, by service. */
-export async function listUserServiceRoles(db: Executor, tenantId: string, userId: string): Promise<{ serviceId: string; role: ServiceRoleAssignment['role'] }[]> {
+export async function listUserServiceRoles(
+  db: Executor,
+  tenantId: string,
+  userId: string,
+  serviceIds?: string[],
+): Promise<{ serviceId: string; role: ServiceRoleAssignment['role'] }[]> {
+  if (serviceIds?.length === 0) return [];
+  const where = [eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)];
+  // A page of the list needs the assignments on its services only.
+  if (serviceIds) where.push(inArray(serviceRoleAssignments.serviceId, serviceIds));
   return db
     .select({ serviceId: serviceRoleAssignments.serviceId, role: serviceRoleAssignments.role })
     .from(serviceRoleAssignments)
-    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
+    .where(and(...where));
 }
 
 export type NewService = Omit<typeof services.$inferInsert, 'id' | 'tenantId' | 'version' | 'lastUpdated' | 'createdAt'>;

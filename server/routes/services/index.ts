@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { listServices, listUserServiceRoles } from '../../db/queries/services';
+import { listServices, listUserServiceRoles, pageServices } from '../../db/queries/services';
+import { encodeCursor, isPaged, SERVICE_PAGE_DEFAULT, servicePageQuerySchema } from '../../../common/schemas/paging';
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { loadService, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
@@ -11,12 +12,18 @@ import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 
-const listQuery = z.object({
-  includeArchived: z
-    .enum(['true', 'false', '1', '0'], { error: 'includeArchived must be true or false' })
-    .optional()
-    .transform((v) => v === 'true' || v === '1'),
-});
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The archived filter, and a page (search, limit, after) when asked for (docs/decisions/0114-paged-lists.md). */
+const listQuery = servicePageQuerySchema
+  .extend({
+    includeArchived: z
+      .enum(['true', 'false', '1', '0'], { error: 'includeArchived must be true or false' })
+      .optional()
+      .transform((v) => v === 'true' || v === '1'),
+  })
+  // The services' cursor is a name and a service id: any other key is not one of ours.
+  .refine((q) => q.after === undefined || UUID.test(q.after[1]), { error: 'after must be a cursor from a previous answer', path: ['after'] });
 
 /** Encoded list bodies by tenant and caller, kept while the two parts they were made from are current. */
 const MAX_BODIES = 10_000;
@@ -45,6 +52,19 @@ export default async function serviceRoutes(app: FastifyInstance) {
     const db = app.database.db;
     // Only those who may see archived services get them; for everyone else the flag is ignored.
     const includeArchived = query.includeArchived && tenantPermissions(actor).canShowArchived;
+    if (isPaged(query)) {
+      // One page and what the caller may do on its services; the next page's cursor is its last row's name and id.
+      const limit = query.limit ?? SERVICE_PAGE_DEFAULT;
+      const rows = await pageServices(db, tenantId, { includeArchived, search: query.search, after: query.after, limit: limit + 1 });
+      const shown = rows.slice(0, limit);
+      const assignments = await listUserServiceRoles(db, tenantId, actor.userId, shown.map((s) => s.id));
+      const last = shown.at(-1);
+      return {
+        services: shown.map(presentService),
+        permissions: serviceListPermissions(actor, assignments),
+        next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null,
+      };
+    }
     const [services, permissions] = await Promise.all([
       lists.get(`${tenantId}|${includeArchived}`, async () =>
         JSON.stringify((await listServices(db, tenantId, { includeArchived })).map(presentService)),

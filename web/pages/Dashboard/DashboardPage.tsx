@@ -1,14 +1,13 @@
 import './dashboard.css';
 import { Button, Checkbox, Group, Loader, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
-import { NO_SERVICE_PERMISSIONS } from '../../../common/permissions';
-import { NOTIFICATION_AUTOCLOSE_MS } from '../../../common/limits';
-import { htmlToText } from '../../../common/richText';
+import { NOTIFICATION_AUTOCLOSE_MS, SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { messageOf } from '../../api/client';
-import { useArchiveService, useHardDeleteService, useServices, useUnarchiveService, type Service } from '../../api/services';
+import { useArchiveService, useHardDeleteService, useServicePages, useUnarchiveService, type Service, type ServiceList } from '../../api/services';
 import { AppLayout } from '../../components/AppLayout';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { PageHeader } from '../../components/PageHeader';
@@ -33,6 +32,25 @@ function notifyError(message: string) {
 
 type Pending = { kind: 'archive' | 'hardDelete'; service: Service } | null;
 
+/**
+ * The search box holds what is typed; the dashboard hears of it once typing pauses, as the catalog's
+ * search does, and the server searches. A keystroke renders this box alone.
+ */
+const ServiceSearch = memo(function ServiceSearch({ onSearch }: { onSearch: (search: string) => void }) {
+  const [value, setValue] = useState('');
+  const [debounced] = useDebouncedValue(value.trim(), SEARCH_DEBOUNCE_MS);
+  useEffect(() => onSearch(debounced), [debounced, onSearch]);
+  return (
+    <TextInput
+      aria-label="Search services"
+      placeholder="Search services..."
+      value={value}
+      onChange={(e) => setValue(e.currentTarget.value)}
+      w={{ base: '100%', xs: 320 }}
+    />
+  );
+});
+
 export function DashboardPage() {
   const { user, tenant } = useSession();
   const navigate = useNavigate();
@@ -45,7 +63,7 @@ export function DashboardPage() {
   const [creating, setCreating] = useState(false);
   const [pending, setPending] = useState<Pending>(null);
 
-  const services = useServices(Boolean(rights?.canShowArchived) && showArchived);
+  const services = useServicePages(Boolean(rights?.canShowArchived) && showArchived, search);
   const archive = useArchiveService();
   const unarchive = useUnarchiveService();
   const hardDelete = useHardDeleteService();
@@ -54,27 +72,30 @@ export function DashboardPage() {
     if (services.isError) notifyError(messageOf(services.error, M.failedLoadServices));
   }, [services.isError, services.error]);
 
-  const visible = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    const all = services.data?.services ?? [];
-    if (!q) return all;
-    return all.filter((s) => [s.name, s.slug, htmlToText(s.description), s.service_owner].some((text) => text.toLowerCase().includes(q)));
-  }, [services.data, search]);
+  const pages = services.data?.pages;
+  const visible = useMemo(() => pages?.flatMap((p) => p.services) ?? [], [pages]);
+  // Each page says what the caller may do on its own services; the default is the same on every page.
+  const listPermissions = useMemo((): ServiceList['permissions'] | undefined => {
+    if (!pages?.length) return undefined;
+    return { default: pages[0]!.permissions.default, services: Object.assign({}, ...pages.map((p) => p.permissions.services)) };
+  }, [pages]);
+  const anyActions = Boolean(listPermissions?.default.canAdmin || Object.values(listPermissions?.services ?? {}).some((p) => p.canAdmin));
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = services;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
-  const onUnarchive = useCallback(
-    (service: Service) => unarchive.mutate(service.id, { onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)) }),
-    [unarchive],
-  );
-  const listPermissions = services.data?.permissions;
+  // Stable for the page's life (`mutate` is): the memoised cards and rows are not rendered again
+  // when the search, the view or a page of services changes around them.
+  const unarchiveService = unarchive.mutate;
   const actions: ServiceActions = useMemo(
     () => ({
-      anyActions: Boolean(listPermissions?.default.canAdmin || Object.values(listPermissions?.services ?? {}).some((p) => p.canAdmin)),
-      permissionsOf: (service) => listPermissions?.services[service.id] ?? listPermissions?.default ?? NO_SERVICE_PERMISSIONS,
       onArchive: (service) => setPending({ kind: 'archive', service }),
-      onUnarchive,
+      onUnarchive: (service) =>
+        unarchiveService(service.id, { onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)) }),
       onHardDelete: (service) => setPending({ kind: 'hardDelete', service }),
     }),
-    [listPermissions, onUnarchive],
+    [unarchiveService],
   );
 
   const confirmPending = () => {
@@ -97,13 +118,7 @@ export function DashboardPage() {
         <InvitationNotices onError={notifyError} />
         <Group justify="space-between" align="flex-end" wrap="wrap" gap="md">
           <Group align="center" wrap="wrap" gap="md">
-            <TextInput
-              aria-label="Search services"
-              placeholder="Search services..."
-              value={search}
-              onChange={(e) => setSearch(e.currentTarget.value)}
-              w={{ base: '100%', xs: 320 }}
-            />
+            <ServiceSearch onSearch={setSearch} />
             {rights?.canShowArchived ? (
               <Checkbox label="Show Archived" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} />
             ) : null}
@@ -131,9 +146,17 @@ export function DashboardPage() {
             <Text>Loading services...</Text>
           </Group>
         ) : services.isError ? null : visible.length === 0 ? (
-          <Text c="dimmed">{search.trim() ? 'No matching services found.' : 'No services yet.'}</Text>
+          <Text c="dimmed">{search ? 'No matching services found.' : 'No services yet.'}</Text>
         ) : (
-          <ServiceCollection services={visible} view={view} actions={actions} />
+          <ServiceCollection
+            services={visible}
+            view={view}
+            permissions={listPermissions}
+            anyActions={anyActions}
+            actions={actions}
+            complete={!hasNextPage}
+            onNearEnd={loadMore}
+          />
         )}
       </Stack>
 

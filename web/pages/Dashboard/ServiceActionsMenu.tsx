@@ -2,19 +2,18 @@ import { ActionIcon, Menu } from '@mantine/core';
 import type { ServicePermissions } from '../../../common/permissions';
 import type { Service } from '../../api/services';
 
+/**
+ * What the admin actions do. Stable for the page's life, so that the memoised cards and rows are
+ * not rendered again when anything else on the dashboard changes (a keystroke in the search).
+ */
 export interface ServiceActions {
-  /** Whether any service of the list offers actions (the list view's Actions column). */
-  anyActions: boolean;
-  /** What the server says the caller may do on a service. */
-  permissionsOf: (service: Service) => ServicePermissions;
   onArchive: (service: Service) => void;
   onUnarchive: (service: Service) => void;
   onHardDelete: (service: Service) => void;
 }
 
 /** The admin actions (the menu opens inside the main landmark) of one service: archive or unarchive; permanent delete of an archived service for super admins. */
-export function ServiceActionsMenu({ service, actions }: { service: Service; actions: ServiceActions }) {
-  const permissions = actions.permissionsOf(service);
+export function ServiceActionsMenu({ service, permissions, actions }: { service: Service; permissions: ServicePermissions; actions: ServiceActions }) {
   if (!permissions.canAdmin) return null;
   return (
     <Menu position="bottom-end" withinPortal portalProps={{ target: '#main-content' }} withInitialFocusPlaceholder={false}>

@@ -1,0 +1,145 @@
+import type { Page } from '@playwright/test';
+import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, test } from './fixtures';
+
+const COUNT = 300;
+const name = (i: number) => `Service ${String(i).padStart(3, '0')}`;
+
+/**
+ * Counts the renders of service cards already in the page, through React's developer tools hook:
+ * a card rendered again gives its element a new props object; a card left alone keeps its own.
+ */
+function countCardRenders() {
+  const seen = new WeakMap<object, unknown>();
+  const w = window as unknown as { __cardRenders: number; __REACT_DEVTOOLS_GLOBAL_HOOK__: unknown };
+  w.__cardRenders = 0;
+  type Fiber = { tag: number; memoizedProps: Record<string, unknown> | null; stateNode: object; child: Fiber | null; sibling: Fiber | null };
+  w.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+    supportsFiber: true,
+    isDisabled: false,
+    renderers: new Map(),
+    inject: () => 1,
+    checkDCE: () => undefined,
+    onScheduleFiberRoot: () => undefined,
+    onCommitFiberUnmount: () => undefined,
+    onPostCommitFiberRoot: () => undefined,
+    onCommitFiberRoot: (_id: number, root: { current: Fiber }) => {
+      const stack: Fiber[] = [root.current];
+      while (stack.length) {
+        const fiber = stack.pop()!;
+        // A host element (tag 5): the card's own <div>.
+        if (fiber.tag === 5 && fiber.memoizedProps?.['data-testid'] === 'service-card') {
+          const before = seen.get(fiber.stateNode);
+          if (before !== undefined && before !== fiber.memoizedProps) w.__cardRenders++;
+          seen.set(fiber.stateNode, fiber.memoizedProps);
+        }
+        if (fiber.child) stack.push(fiber.child);
+        if (fiber.sibling) stack.push(fiber.sibling);
+      }
+    },
+  };
+}
+
+const cardRenders = (page: Page) => page.evaluate(() => (window as unknown as { __cardRenders: number }).__cardRenders);
+
+/** Scrolls the page to its end until `target` is in the page (the next pages load on the way). */
+async function scrollUntil(page: Page, target: ReturnType<Page['getByRole']>) {
+  for (let i = 0; i < 60 && (await target.count()) === 0; i++) {
+    await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
+    await page.waitForTimeout(150);
+  }
+  await target.scrollIntoViewIfNeeded();
+  await expect(target).toBeInViewport();
+}
+
+test.describe('dashboard with hundreds of services', () => {
+  test('cards and list load page by page, stay few in the page, and reach the last service by scrolling, by keyboard and by search', async ({ page, request }) => {
+    test.setTimeout(240_000);
+    const u = `${Date.now()}`;
+    const superAdmin = await apiAs(request, ADMIN.email, ADMIN.password);
+    const { tenant } = await superAdmin.send('POST', '/tenants', { name: `Many Services ${u}`, slug: `many-services-${u}` });
+    const adminEmail = `many-services-admin-${u}@example.com`;
+    await superAdmin.send('POST', '/admin/users', { email: adminEmail, name: 'Many Admin', role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
+    const admin = await apiAs(request, adminEmail, 'secret-pass', tenant.slug);
+    for (let from = 0; from < COUNT; from += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, COUNT - from) }, (_, k) => from + k).map((i) =>
+          admin.send('POST', '/services', {
+            name: name(i),
+            slug: `svc-${String(i).padStart(3, '0')}`,
+            // One description far down the list holds a word found nowhere else.
+            description: i === 250 ? '<p>Carries the <strong>zeppelin</strong> fleet</p>' : '',
+          }),
+        ),
+      );
+    }
+
+    await page.addInitScript(countCardRenders);
+    await loginThroughPage(page, adminEmail, 'secret-pass');
+    await expect(page).toHaveURL(/\/$/);
+    const cards = page.getByTestId('service-card');
+    const search = page.getByRole('textbox', { name: 'Search services' });
+    await expect(page.getByRole('link', { name: name(0), exact: true })).toBeVisible();
+    // Only the cards near the viewport are in the page (a viewport's height and some more around it).
+    expect(await cards.count()).toBeLessThan(100);
+    await expectAccessible(page, 'dashboard with many services');
+
+    // A keystroke renders the search box, not the cards in the page; the answer to the search does.
+    expect(await cardRenders(page)).toBe(0);
+    await search.press('S');
+    await page.waitForTimeout(100);
+    expect(await cardRenders(page)).toBe(0);
+    await search.press('e');
+    await page.waitForTimeout(100);
+    expect(await cardRenders(page)).toBe(0);
+    await expect.poll(() => cardRenders(page)).toBeGreaterThan(0);
+
+    // The server's search finds a service far from the page by a word of its description.
+    await expect(page.getByRole('link', { name: name(250), exact: true })).toHaveCount(0);
+    await search.fill('ZEPPELIN');
+    await expect(page.getByRole('link', { name: name(250), exact: true })).toBeVisible();
+    await expect(cards).toHaveCount(1);
+    await expectAccessible(page, 'dashboard searched');
+    await search.fill('no-such-service-anywhere');
+    await expect(page.getByText('No matching services found.')).toBeVisible();
+    await search.fill('');
+    await expect(page.getByRole('link', { name: name(0), exact: true })).toBeVisible();
+
+    // Scrolling the cards to the end loads the following pages until the last service.
+    const lastCardLink = page.getByRole('link', { name: name(COUNT - 1), exact: true });
+    await scrollUntil(page, lastCardLink);
+    expect(await cards.count()).toBeLessThan(150);
+    await expect(page.getByRole('link', { name: name(0), exact: true })).toHaveCount(0);
+    await expectAccessible(page, 'dashboard cards scrolled to the end');
+
+    // The list view too.
+    await page.evaluate(() => window.scrollTo({ top: 0 }));
+    await page.locator('label', { hasText: /^List$/ }).click();
+    const list = page.getByTestId('service-list');
+    await expect(list.getByRole('link', { name: name(0), exact: true })).toBeVisible();
+    expect(await list.getByRole('row').count()).toBeLessThan(150);
+    await scrollUntil(page, list.getByRole('link', { name: name(COUNT - 1), exact: true }));
+    await expect(list).toHaveAttribute('aria-rowcount', String(COUNT + 1));
+    expect(await list.getByRole('row').count()).toBeLessThan(150);
+    await expectAccessible(page, 'dashboard list scrolled to the end');
+
+    // The keyboard walks the cards from the first to the last, the window and the pages following.
+    await page.reload();
+    await page.getByRole('link', { name: name(0), exact: true }).focus();
+    let reached = false;
+    for (let i = 0; i < COUNT * 2 + 5; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        return { inCard: Boolean(el?.closest('[data-testid="service-card"]')), text: el?.textContent ?? '', label: el?.getAttribute('aria-label') ?? '' };
+      });
+      expect(focused.inCard, `focus left the cards after ${i} steps (${focused.label || focused.text})`).toBe(true);
+      if (focused.text === name(COUNT - 1)) {
+        reached = true;
+        break;
+      }
+    }
+    expect(reached).toBe(true);
+    await expect(lastCardLink).toBeInViewport();
+    expect(await cards.count()).toBeLessThan(150);
+  });
+});

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, call, type TestApp } from '../../test/app';
+import { assignServiceRole, createService, createWorld, type World } from '../../test/factories';
+import { encodeCursor, SERVICE_PAGE_DEFAULT } from '../../../common/schemas/paging';
+
+let t: TestApp;
+let w: World;
+let archivedId: string;
+let assignedId: string;
+let foreignId: string;
+
+type Row = { id: string; name: string; slug: string; archived: boolean; tenant_id: string };
+
+const pad = (i: number) => String(i).padStart(2, '0');
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  w = await createWorld(t.app, t.db);
+  // 25 services with names that sort among each other, one archived, and one in another tenant.
+  for (let i = 0; i < 25; i++) {
+    await createService(t.db, w.tenant.id, {
+      name: `Pager ${pad(i)}`,
+      slug: `pager-${i}`,
+      description: i === 3 ? '<p>Runs the <strong>night&nbsp;batch</strong> of R&amp;D</p>' : i === 5 ? '<p>early<br />late</p>' : '',
+      serviceOwner: i === 4 ? 'Olga Owner' : '',
+    });
+  }
+  archivedId = (await createService(t.db, w.tenant.id, { name: 'Pager Archived', slug: 'pager-archived', archived: true })).id;
+  foreignId = (await createService(t.db, w.other.id, { name: 'Pager Foreign', slug: 'pager-foreign' })).id;
+  await createService(t.db, w.tenant.id, { name: 'Percent 100% sure', slug: 'percent-sure' });
+  await createService(t.db, w.tenant.id, { name: 'Under_score', slug: 'under-score' });
+  // The reader is raised to a service admin on one service: the page's permissions say so.
+  assignedId = (await createService(t.db, w.tenant.id, { name: 'Zz Assigned', slug: 'zz-assigned' })).id;
+  await assignServiceRole(t.db, w.tenant.id, assignedId, w.users.reader.id, 'admin');
+});
+afterAll(() => t.close());
+
+/** Follows the cursor from the first page to the last, answering every row in order and each page's permissions. */
+async function walk(url: string, token: string) {
+  const rows: Row[] = [];
+  const raised: Record<string, unknown> = {};
+  let after: string | null = null;
+  for (let pages = 0; pages < 100; pages++) {
+    const sep = url.includes('?') ? '&' : '?';
+    const res = await call(t.app, 'GET', after ? `${url}${sep}after=${encodeURIComponent(after)}` : url, { token });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.permissions).toHaveProperty('default');
+    // A page's permissions name its own services only.
+    const onPage = new Set(body.services.map((s: Row) => s.id));
+    for (const id of Object.keys(body.permissions.services)) expect(onPage.has(id)).toBe(true);
+    Object.assign(raised, body.permissions.services);
+    rows.push(...body.services);
+    after = body.next_after;
+    if (after === null) return { rows, raised };
+  }
+  throw new Error('the cursor never ended');
+}
+
+const ids = (rows: Row[]) => rows.map((r) => r.id);
+const names = (rows: Row[]) => rows.map((r) => r.name);
+const get = (url: string, token: string) => call(t.app, 'GET', url, { token });
+
+describe('GET /api/services: search, limit and cursor', () => {
+  it('answers as before without paging parameters', async () => {
+    const whole = (await get('/api/services', w.tokens.admin)).json();
+    expect(whole).not.toHaveProperty('next_after');
+    expect(Object.keys(whole)).toEqual(['services', 'permissions']);
+    expect(ids(whole.services)).not.toContain(archivedId);
+    const withArchived = (await get('/api/services?includeArchived=true', w.tokens.admin)).json();
+    expect(withArchived).not.toHaveProperty('next_after');
+    expect(ids(withArchived.services)).toContain(archivedId);
+  });
+
+  it('walks the whole list page by page: every row of the unpaged list once, in the same order, no other', async () => {
+    for (const q of ['', 'includeArchived=true&']) {
+      const whole = (await get(`/api/services?${q}`, w.tokens.admin)).json();
+      const { rows } = await walk(`/api/services?${q}limit=4`, w.tokens.admin);
+      expect(new Set(ids(rows)).size).toBe(rows.length);
+      expect(ids(rows)).toEqual(ids(whole.services));
+      expect(rows.every((r) => r.tenant_id === w.tenant.id)).toBe(true);
+    }
+  });
+
+  it('answers a page of at most limit rows, in name order, with the next cursor; the last page has null', async () => {
+    const first = (await get('/api/services?search=pager&limit=10', w.tokens.admin)).json();
+    expect(names(first.services)).toEqual(Array.from({ length: 10 }, (_, i) => `Pager ${pad(i)}`));
+    expect(typeof first.next_after).toBe('string');
+    const { rows } = await walk('/api/services?search=pager&limit=10', w.tokens.admin);
+    expect(names(rows)).toEqual(Array.from({ length: 25 }, (_, i) => `Pager ${pad(i)}`));
+    const exact = (await get('/api/services?search=pager%2024&limit=1', w.tokens.admin)).json();
+    expect(names(exact.services)).toEqual(['Pager 24']);
+    expect(exact.next_after).toBeNull();
+  });
+
+  it('searches name, slug, description text and service owner, whatever the case', async () => {
+    const found = async (search: string) => names((await get(`/api/services?search=${encodeURIComponent(search)}`, w.tokens.admin)).json().services);
+    expect(await found('PAGER 07')).toEqual(['Pager 07']);
+    expect(await found('pager-11')).toEqual(['Pager 11']);
+    // The description as it reads: tags left out, entities read.
+    expect(await found('NIGHT BATCH')).toEqual(['Pager 03']);
+    expect(await found('of r&d')).toEqual(['Pager 03']);
+    expect(await found('strong')).toEqual([]);
+    // A line break stays between the words it parts, as the card shows them.
+    expect(await found('LATE')).toEqual(['Pager 05']);
+    expect(await found('earlylate')).toEqual([]);
+    expect(await found('olga owner')).toEqual(['Pager 04']);
+  });
+
+  it('takes % and _ as typed', async () => {
+    const found = async (search: string) => names((await get(`/api/services?search=${encodeURIComponent(search)}`, w.tokens.admin)).json().services);
+    expect(await found('%')).toEqual(['Percent 100% sure']);
+    expect(await found('r_s')).toEqual(['Under_score']);
+    expect(await found('0%s')).toEqual([]);
+  });
+
+  it('answers the default page size when only a search is given', async () => {
+    const res = (await get('/api/services?search=', w.tokens.admin)).json();
+    expect(res.services.length).toBeLessThanOrEqual(SERVICE_PAGE_DEFAULT);
+    expect(res.next_after).toBeNull();
+  });
+
+  it('never answers another tenant’s services', async () => {
+    const { rows } = await walk('/api/services?search=pager&includeArchived=true&limit=3', w.tokens.admin);
+    expect(ids(rows)).not.toContain(foreignId);
+    const theirs = await walk('/api/services?search=pager&limit=3', w.tokens.otherAdmin);
+    expect(ids(theirs.rows)).toEqual([foreignId]);
+  });
+
+  it('answers archived services only to those who may see them, with or without a search', async () => {
+    for (const url of ['/api/services?includeArchived=true&limit=5', '/api/services?includeArchived=true&search=archived']) {
+      expect(ids((await walk(url, w.tokens.admin)).rows)).toContain(archivedId);
+      expect(ids((await walk(url, w.tokens.superAdmin)).rows)).toContain(archivedId);
+      expect(ids((await walk(url, w.tokens.editor)).rows)).not.toContain(archivedId);
+      expect(ids((await walk(url, w.tokens.reader)).rows)).not.toContain(archivedId);
+    }
+    expect(ids((await walk('/api/services?limit=5', w.tokens.admin)).rows)).not.toContain(archivedId);
+  });
+
+  it('answers a reader the pages of what the unpaged call shows them, with the same permissions', async () => {
+    const whole = (await get('/api/services?includeArchived=true', w.tokens.reader)).json();
+    const { rows, raised } = await walk('/api/services?includeArchived=true&limit=7', w.tokens.reader);
+    expect(ids(rows)).toEqual(ids(whole.services));
+    expect(raised).toEqual(whole.permissions.services);
+    expect(raised).toHaveProperty(assignedId);
+    const page = (await get('/api/services?limit=5', w.tokens.reader)).json();
+    expect(page.permissions.default).toEqual(whole.permissions.default);
+    expect(page.permissions.services).toEqual({});
+  });
+
+  it('refuses a bad limit, search or cursor, naming it', async () => {
+    const cases: [string, string][] = [
+      ['limit=0', 'limit'],
+      ['limit=501', 'limit'],
+      ['limit=x', 'limit'],
+      ['after=nope', 'after'],
+      [`after=${'a'.repeat(3000)}`, 'after'],
+      [`after=${encodeCursor(['Pager 01', 'not-an-id'])}`, 'after'],
+      [`search=${'s'.repeat(201)}`, 'search'],
+      ['includeArchived=maybe&limit=5', 'includeArchived'],
+    ];
+    for (const [q, field] of cases) {
+      const res = await get(`/api/services?${q}`, w.tokens.admin);
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().field, q).toBe(field);
+    }
+    expect((await call(t.app, 'GET', '/api/services?limit=5')).statusCode).toBe(401);
+  });
+});
