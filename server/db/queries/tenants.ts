@@ -1,15 +1,19 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { tenants } from '../schema';
 import { likeText } from './admin';
 
-/** The tenants, by name then id; with `limit`, one page of them: a search on name or slug, after a (name, id) key. */
+/**
+ * The tenants, by name then id; with `limit`, one page of them: a search on name or slug, after a
+ * (name, id) key, or only those of `ids` (the names of tenants a screen already holds the ids of).
+ */
 export async function listTenants(
   db: Executor,
-  opts: { includeArchived: boolean; search?: string; after?: [name: string, id: string]; limit?: number },
+  opts: { includeArchived: boolean; search?: string; after?: [name: string, id: string]; limit?: number; ids?: string[] },
 ) {
   const where: SQL[] = [];
   if (!opts.includeArchived) where.push(eq(tenants.archived, false));
+  if (opts.ids) where.push(opts.ids.length ? inArray(tenants.id, opts.ids) : sql`false`);
   if (opts.search) where.push(sql`(${tenants.name} ilike ${likeText(opts.search)} or ${tenants.slug} ilike ${likeText(opts.search)})`);
   if (opts.after) where.push(sql`(${tenants.name}, ${tenants.id}::text) > (${opts.after[0]}, ${opts.after[1]})`);
   const q = db

@@ -15,6 +15,7 @@ import {
   encodeCursor,
   isPaged,
   panelPageQuerySchema,
+  tenantPageQuerySchema,
   USER_LIST_CAP,
   USER_PAGE_DEFAULT,
   adminUserPageQuerySchema,
@@ -56,9 +57,9 @@ async function pageOfAllUsers(db: Executor, query: UserPageQuery & { group?: Adm
 }
 
 /** A page of the panel's tenants, by name then id. */
-async function pageOfTenants(db: Executor, query: z.output<typeof panelQuery>) {
-  const limit = query.tenantsLimit ?? USER_PAGE_DEFAULT;
-  const rows = await listTenants(db, { includeArchived: query.includeArchived, search: query.tenantSearch, after: query.tenantsAfter, limit: limit + 1 });
+async function pageOfTenants(db: Executor, query: { includeArchived: boolean; search?: string; after?: [string, string]; limit?: number; ids?: string[] }) {
+  const limit = query.limit ?? USER_PAGE_DEFAULT;
+  const rows = await listTenants(db, { ...query, limit: limit + 1 });
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return { tenants: shown.map(presentTenant), next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null };
@@ -84,6 +85,13 @@ export default async function adminRoutes(app: FastifyInstance) {
     return { users: (await listAllUsers(db(), { limit: USER_LIST_CAP })).map(present) };
   });
 
+  // The panel's tenants a page at a time, searched, or looked up by id: its table and every
+  // selector of a tenant read them here rather than the whole list (decision 0114).
+  app.get('/admin/tenants', cross, async (req) => {
+    requirePlatform(requireActor(req));
+    return pageOfTenants(db(), parse(tenantPageQuerySchema, req.query));
+  });
+
   app.get('/admin/panel-data', cross, async (req) => {
     const actor = requireActor(req);
     requirePlatform(actor);
@@ -93,7 +101,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     const tenantsPaged = isPaged({ search: query.tenantSearch, limit: query.tenantsLimit, after: query.tenantsAfter });
     const [tenants, users, active] = await Promise.all([
       tenantsPaged
-        ? pageOfTenants(db(), query)
+        ? pageOfTenants(db(), { includeArchived: query.includeArchived, search: query.tenantSearch, after: query.tenantsAfter, limit: query.tenantsLimit })
         : listTenants(db(), { includeArchived: query.includeArchived, limit: USER_LIST_CAP }).then((rows) => ({ tenants: rows.map(presentTenant), next_after: null })),
       usersPaged ? pageOfAllUsers(db(), query) : listAllUsers(db(), { limit: USER_LIST_CAP }).then((rows) => ({ users: rows.map(present), next_after: null })),
       activeImpersonations(db(), actor.user.id),

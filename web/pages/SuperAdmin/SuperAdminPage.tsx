@@ -5,7 +5,7 @@ import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
-import { useAdminUserPages, usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
+import { useAdminTenantPages, useAdminUserPages, usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
 import { useArchiveTenant, useCreateTenant, useDeleteTenant, useUnarchiveTenant, useUpdateTenant, type Tenant } from '../../api/tenants';
 import { startImpersonation, stopImpersonation } from '../../api/impersonation';
 import { AppLayout } from '../../components/AppLayout';
@@ -26,7 +26,17 @@ import { AdminAuditLog } from './components/AdminAuditLog';
 export default function SuperAdminPage() {
   const { user, establish } = useSession();
   const [showArchived, setShowArchived] = useState(false);
-  const panel = usePanelData(showArchived);
+  const panel = usePanelData();
+  // The tenants as the users: searched by the server once typing pauses, loaded a page at a time.
+  const [tenantSearch, setTenantSearch] = useState('');
+  const [tenantQuery] = useDebouncedValue(tenantSearch.trim(), SEARCH_DEBOUNCE_MS);
+  const tenantPages = useAdminTenantPages(tenantQuery, showArchived);
+  const tenantRows = useMemo(() => tenantPages.data?.pages.flatMap((p) => p.tenants) ?? [], [tenantPages.data]);
+  const moreTenants = tenantPages.hasNextPage && !tenantPages.isFetchingNextPage;
+  const fetchNextTenants = tenantPages.fetchNextPage;
+  const loadMoreTenants = useCallback(() => {
+    if (moreTenants) void fetchNextTenants();
+  }, [moreTenants, fetchNextTenants]);
   const [userSearch, setUserSearch] = useState('');
   const [group, setGroup] = useState<GroupFilter>('all');
   // The server searches every tenant's users once typing pauses, as the catalog's search does.
@@ -83,8 +93,8 @@ export default function SuperAdminPage() {
     }, M.requestFailed);
 
   const data = panel.data;
-  const tenants = data?.tenants ?? [];
-  const loadError = panel.isError && !loadErrorDismissed ? messageOf(panel.error, M.failedLoadData) : null;
+  const failed = panel.isError ? panel : tenantPages.isError ? tenantPages : null;
+  const loadError = failed && !loadErrorDismissed ? messageOf(failed.error, M.failedLoadData) : null;
 
   return (
     <AppLayout
@@ -102,8 +112,11 @@ export default function SuperAdminPage() {
       <Stack gap="lg">
         <MessageBar message={message ?? loadError} onClose={() => (message ? setMessage(null) : setLoadErrorDismissed(true))} />
         <TenantManagement
-          tenants={tenants}
-          loading={panel.isLoading}
+          tenants={tenantRows}
+          complete={!tenantPages.hasNextPage && !tenantPages.isLoading}
+          onNearEnd={loadMoreTenants}
+          search={tenantSearch}
+          onSearch={setTenantSearch}
           showArchived={showArchived}
           onShowArchived={setShowArchived}
           onCreate={() => setCreatingTenant(true)}
@@ -128,7 +141,7 @@ export default function SuperAdminPage() {
           onImpersonate={setImpersonating}
           onDelete={setDeletingUser}
         />
-        <AdminAuditLog tenants={tenants} />
+        <AdminAuditLog />
       </Stack>
 
       <CreateTenantModal
@@ -170,7 +183,7 @@ export default function SuperAdminPage() {
       <CreateUserModal
         title="Create User"
         opened={creatingUser}
-        tenants={tenants.filter((t) => !t.archived)}
+        withTenant
         onClose={() => setCreatingUser(false)}
         onCreate={async ({ tenantId, ...rest }) => {
           await createUser.mutateAsync({ ...rest, tenant_id: tenantId });
@@ -179,7 +192,7 @@ export default function SuperAdminPage() {
       />
       <MembershipsModal
         user={managing}
-        tenants={tenants}
+        includeArchived={showArchived}
         onClose={() => setManaging(null)}
         onSave={async (tenantIds) => {
           await updateMemberships.mutateAsync({ id: managing!.id, tenantIds });

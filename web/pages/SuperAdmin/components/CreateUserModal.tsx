@@ -5,6 +5,7 @@ import { MIN_PASSWORD_LENGTH } from '../../../../common/limits';
 import { EMAIL_PATTERN } from '../../../../common/schemas/fields';
 import { ROLES, type Role } from '../../../../common/roles';
 import { useSubmit } from './TenantModals';
+import { TenantSelect } from './TenantSelect';
 
 export interface NewUserInput {
   email: string;
@@ -18,8 +19,11 @@ interface Props {
   opened: boolean;
   onClose: () => void;
   onCreate: (input: NewUserInput) => Promise<void>;
-  /** Tenants offered; when set, the user is created there (Create User of the super admin panel). */
-  tenants?: { id: string; name: string }[];
+  /**
+   * Asks for the tenant the user is created in, among the active ones, searched on the server
+   * (Create User of the super admin panel).
+   */
+  withTenant?: boolean;
   title: string;
 }
 
@@ -29,7 +33,7 @@ export const roleLabel = (role: Role) => role.charAt(0).toUpperCase() + role.sli
  * Create User (super admin, with a tenant) and Add User (tenant admin). The password is asked
  * only when 'Set a password' is on; without one the user signs in with Microsoft.
  */
-export function CreateUserModal({ opened, onClose, onCreate, tenants, title }: Props) {
+export function CreateUserModal({ opened, onClose, onCreate, withTenant = false, title }: Props) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role | ''>('');
@@ -37,7 +41,7 @@ export function CreateUserModal({ opened, onClose, onCreate, tenants, title }: P
   const [withPassword, setWithPassword] = useState(false);
   const [password, setPassword] = useState('');
   const { busy, error, setError, run } = useSubmit();
-  const required = tenants ? M.emailNameRoleTenantRequired : M.emailNameRoleRequired;
+  const required = withTenant ? M.emailNameRoleTenantRequired : M.emailNameRoleRequired;
 
   useEffect(() => {
     if (opened) {
@@ -53,7 +57,7 @@ export function CreateUserModal({ opened, onClose, onCreate, tenants, title }: P
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!email.trim() || !name.trim() || !role || (tenants && !tenantId)) return setError(required);
+    if (!email.trim() || !name.trim() || !role || (withTenant && !tenantId)) return setError(required);
     if (!EMAIL_PATTERN.test(email.trim())) return setError(M.invalidEmail);
     if (withPassword && password.length < MIN_PASSWORD_LENGTH) return setError(M.passwordMin);
     void run(() =>
@@ -79,14 +83,8 @@ export function CreateUserModal({ opened, onClose, onCreate, tenants, title }: P
             onChange={(e) => setRole(e.currentTarget.value as Role | '')}
             data={[{ value: '', label: 'Select a role' }, ...ROLES.map((r) => ({ value: r, label: roleLabel(r) }))]}
           />
-          {tenants ? (
-            <NativeSelect
-              label="Tenant"
-              required
-              value={tenantId}
-              onChange={(e) => setTenantId(e.currentTarget.value)}
-              data={[{ value: '', label: 'Select a tenant' }, ...tenants.map((t) => ({ value: t.id, label: t.name }))]}
-            />
+          {withTenant ? (
+            <TenantSelect label="Tenant" placeholder="Select a tenant" required includeArchived={false} value={tenantId || null} onChange={(id) => setTenantId(id ?? '')} />
           ) : null}
           <Switch
             label="Set a password"

@@ -1,0 +1,70 @@
+import { Select, type SelectProps } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useEffect, useMemo, useState } from 'react';
+import { SEARCH_DEBOUNCE_MS } from '../../../../common/limits';
+import { useTenantOptions } from '../../../api/admin';
+
+/** Options a tenant selector offers: at most this many, whatever the installation holds. */
+export const TENANT_OPTIONS_PAGE = 20;
+
+type Option = { value: string; label: string };
+
+interface Props extends Pick<SelectProps, 'label' | 'placeholder' | 'required' | 'w' | 'style' | 'allowDeselect'> {
+  value: string | null;
+  onChange: (id: string | null) => void;
+  /** Whether archived tenants are offered (marked as such). */
+  includeArchived: boolean;
+  /** Options offered besides the tenants (the platform's audit log), when they match the text typed. */
+  extra?: Option[];
+  /** Tenants not to offer (those already chosen elsewhere). */
+  exclude?: ReadonlySet<string>;
+  nothingFound?: string;
+}
+
+/**
+ * A tenant selector of the super admin panel: the server searches the tenants' names and slugs as
+ * one types (once typing pauses) and answers at most a page of options, so the list stays short
+ * with ten thousand tenants. The text of the chosen option is not a search.
+ */
+export function TenantSelect({ value, onChange, includeArchived, extra, exclude, nothingFound = 'No tenants found', ...rest }: Props) {
+  const [typed, setTyped] = useState('');
+  const [picked, setPicked] = useState<Option | null>(null);
+  // Cleared from outside (a form reset): the text goes with it.
+  useEffect(() => {
+    if (!value && picked) {
+      setPicked(null);
+      setTyped('');
+    }
+  }, [value, picked]);
+  const text = picked && typed === picked.label ? '' : typed.trim();
+  const [search] = useDebouncedValue(text, SEARCH_DEBOUNCE_MS);
+  const extras = useMemo(() => (extra ?? []).filter((o) => !text || o.label.toLowerCase().includes(text.toLowerCase())), [extra, text]);
+  const found = useTenantOptions(search, includeArchived, true, TENANT_OPTIONS_PAGE - (extra?.length ?? 0));
+
+  const options = useMemo(() => {
+    const tenants = (found.data?.tenants ?? [])
+      .filter((t) => !exclude?.has(t.id))
+      .map((t) => ({ value: t.id, label: t.archived ? `${t.name} (archived)` : t.name }));
+    const all = [...tenants, ...extras];
+    // The chosen tenant stays an option whatever the last search found.
+    return picked && value === picked.value && !all.some((o) => o.value === picked.value) ? [picked, ...all] : all;
+  }, [found.data, exclude, extras, picked, value]);
+
+  return (
+    <Select
+      {...rest}
+      data={options}
+      value={value}
+      onChange={(next, option) => {
+        setPicked(next && option ? { value: next, label: option.label } : null);
+        onChange(next);
+      }}
+      searchable
+      searchValue={typed}
+      onSearchChange={setTyped}
+      // The options are the server's answer to the search: shown as they come.
+      filter={({ options: shown }) => shown}
+      nothingFoundMessage={found.isFetching ? 'Searching...' : nothingFound}
+    />
+  );
+}
