@@ -1,6 +1,8 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { ReceivedInvitation } from '../../common/schemas/invitations';
 import { fetchMe, logout as apiLogout, type SessionAnswer } from '../api/auth';
+import { ApiError, request } from '../api/client';
+import { useLiveUpdates } from '../api/liveUpdates';
 import { storage, type SessionTenant, type SessionUser } from '../api/storage';
 
 interface SessionValue {
@@ -69,8 +71,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     const answer = await fetchMe();
     const next = toSessionUser(answer);
     storage.setUser(next);
-    setUser(next);
-    setInvitations(answer.invitations ?? []);
+    // Live updates read the session often: an unchanged answer does not render every page again.
+    setUser((prev) => (JSON.stringify(prev) === JSON.stringify(next) ? prev : next));
+    setInvitations((prev) => (JSON.stringify(prev) === JSON.stringify(answer.invitations ?? []) ? prev : (answer.invitations ?? [])));
   }, []);
 
   const logout = useCallback(async () => {
@@ -96,6 +99,37 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     const active = storage.getActiveTenant();
     return (active && user.availableTenants.find((t) => t.id === active.id)) || user.tenant;
   }, [user]);
+
+  /**
+   * The person's access changed elsewhere: the session is read again. A 401 has already signed them
+   * out (the API client's path); a 403 means the tenant in use is no longer theirs, and they go back
+   * to their own tenant's dashboard, or are signed out when none is left.
+   */
+  const recheck = useCallback(async () => {
+    try {
+      await refresh();
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status !== 403) return;
+      storage.clearActiveTenant();
+      try {
+        // An empty tenant header: the server answers with the person's own tenant.
+        const answer = await request<SessionAnswer>('/auth/me', { headers: { 'X-Tenant-Slug': '' } });
+        if (!answer.tenant && !answer.user.super_admin) return await logout();
+        storage.setUser(toSessionUser(answer));
+        if (answer.tenant) storage.setActiveTenant(answer.tenant);
+        window.location.assign('/');
+      } catch (again) {
+        if (again instanceof ApiError && again.status === 403) await logout();
+      }
+    }
+  }, [refresh, logout]);
+
+  useLiveUpdates({
+    token: user ? storage.getToken() : null,
+    tenantSlug: tenant?.slug ?? null,
+    onAccessChanged: () => void recheck(),
+    onEnded: recheck,
+  });
 
   const value = useMemo(
     () => ({ user, tenant, establish, logout, switchTenant, invitations, refresh }),

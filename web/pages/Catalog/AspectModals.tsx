@@ -1,8 +1,10 @@
-import { Button, Checkbox, Group, Loader, Select, Stack, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Loader, Select, Stack, Text, TextInput } from '@mantine/core';
 import { CatalogModal } from '../../components/CatalogModal';
-import { lazy, Suspense, useState, type Dispatch, type FormEvent, type SetStateAction } from 'react';
+import { lazy, Suspense, useEffect, useState, type Dispatch, type FormEvent, type SetStateAction } from 'react';
 import { M } from '../../../common/messages';
+import { htmlToText } from '../../../common/richText';
 import { useCreateAspect, useDeleteAspect, useUpdateAspect, type Aspect, type Category } from '../../api/catalog';
+import { ChangedNotice } from './ChangedNotice';
 import { ErrorBox } from './ErrorBox';
 import { InlineConfirm } from './InlineConfirm';
 import { useModalAction } from './useModalAction';
@@ -118,18 +120,32 @@ export function CreateAspectModal(props: CreateProps) {
 interface EditProps {
   serviceId: string;
   aspect: Aspect;
+  /** The aspect as the catalog reads it now (undefined when it is gone). */
+  latest: Aspect | undefined;
   categories: Category[];
   onClose: () => void;
 }
 
-function EditAspectForm({ serviceId, aspect, categories, onClose }: EditProps) {
-  const [form, setForm] = useState<AspectForm>({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
+const formOf = (aspect: Aspect): AspectForm => ({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
+const sameForm = (a: AspectForm, b: AspectForm) => a.title === b.title && a.description === b.description && a.isPublic === b.isPublic;
+
+function EditAspectForm({ serviceId, aspect, latest, categories, onClose }: EditProps) {
+  const [form, setForm] = useState<AspectForm>(() => formOf(aspect));
+  // The stored aspect this edit is based on: its version is the one the save sends.
+  const [basis, setBasis] = useState(aspect);
   const [categoryId, setCategoryId] = useState<string>(aspect.category_id);
   const [titleError, setTitleError] = useState<string | null>(null);
   const { error, setError, run } = useModalAction(onClose);
   const [confirming, setConfirming] = useState(false);
   const update = useUpdateAspect(serviceId);
   const remove = useDeleteAspect(serviceId);
+
+  // A new version that changed nothing shown here (a move, a reorder) becomes the basis silently.
+  useEffect(() => {
+    if (latest && latest.version !== basis.version && sameForm(formOf(latest), formOf(basis))) setBasis(latest);
+  }, [latest, basis]);
+  // A colleague saved this aspect while the editor was open: what is typed stays, and the person chooses.
+  const changed = latest !== undefined && !sameForm(formOf(latest), formOf(basis)) && !sameForm(formOf(latest), form);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -143,7 +159,8 @@ function EditAspectForm({ serviceId, aspect, categories, onClose }: EditProps) {
           title: form.title.trim(),
           description: form.description,
           isPublic: form.isPublic,
-          version: aspect.version,
+          // Typed exactly what is stored now: nothing of anyone's is overwritten.
+          version: latest && sameForm(formOf(latest), form) ? latest.version : basis.version,
           // Sent only when it changes: the server then moves the aspect to the end of that category.
           ...(categoryId !== aspect.category_id ? { categoryId } : {}),
         }),
@@ -176,6 +193,25 @@ function EditAspectForm({ serviceId, aspect, categories, onClose }: EditProps) {
           onChange={(value) => value && setCategoryId(value)}
           allowDeselect={false}
         />
+        {changed && latest ? (
+          <ChangedNotice
+            onUseTheirs={() => {
+              setForm(formOf(latest));
+              setBasis(latest);
+            }}
+            onKeepMine={() => setBasis(latest)}
+          >
+            <Text size="sm">
+              Their title: <strong data-testid="their-version">{latest.title}</strong>
+            </Text>
+            {latest.description !== basis.description ? (
+              <Text size="sm" lineClamp={3}>
+                Their description: {htmlToText(latest.description) || '-'}
+              </Text>
+            ) : null}
+            {latest.is_public !== basis.is_public ? <Text size="sm">{latest.is_public ? 'They made it public.' : 'They made it private.'}</Text> : null}
+          </ChangedNotice>
+        ) : null}
         <AspectFields form={form} setForm={setForm} titleError={titleError} />
         <Group justify="space-between">
           <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>

@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
+import { ChangedNotice } from './ChangedNotice';
 import { ErrorBox } from './ErrorBox';
 
 /** The specification's sentence, whose "Service Settings" becomes a link for those who may open them. */
@@ -23,10 +24,12 @@ interface Props {
   templates: QuickTemplate[];
   /** Where the service's quick templates are managed; null for those who may not open the settings. */
   templatesHref: string | null;
+  /** The quarter's stored text as the catalog reads it now (undefined when the aspect is gone). */
+  latest: string | undefined;
   onClose: () => void;
 }
 
-function AvailabilityForm({ serviceId, target, templates, templatesHref, onClose }: Props & { target: AvailabilityTarget }) {
+function AvailabilityForm({ serviceId, target, templates, templatesHref, latest, onClose }: Props & { target: AvailabilityTarget }) {
   const original = target.aspect.availabilities[target.bucket] ?? '';
   const [value, setValue] = useState(original);
   // The stored value this edit is based on; a conflict moves it to what someone else saved.
@@ -51,9 +54,13 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, onClose
     }
   };
 
+  // A colleague saved this quarter while the editor was open: what is typed stays, and the person chooses.
+  const changed = latest !== undefined && conflict === null && latest !== basis && latest !== value;
+
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void send(basis);
+    // Typed exactly what is stored now: nothing of anyone's is overwritten.
+    void send(latest !== undefined && latest === value ? latest : basis);
   };
 
   const sortedTemplates = [...templates].sort((a, b) => a.position - b.position);
@@ -81,6 +88,19 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, onClose
               </Group>
             </Stack>
           </Alert>
+        ) : null}
+        {changed ? (
+          <ChangedNotice
+            onUseTheirs={() => {
+              setValue(latest);
+              setBasis(latest);
+            }}
+            onKeepMine={() => setBasis(latest)}
+          >
+            <Text size="sm">
+              Their version: <strong data-testid="their-version">{latest || '-'}</strong>
+            </Text>
+          </ChangedNotice>
         ) : null}
         <Textarea label="Availability" value={value} onChange={(e) => setValue(e.currentTarget.value)} autosize minRows={3} data-autofocus />
         <Stack gap={6}>

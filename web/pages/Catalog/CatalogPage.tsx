@@ -156,6 +156,9 @@ export function CatalogPage() {
   }
 
   const { service } = data;
+  // What the open editors edit, as read now: a colleague's change shows in them without losing what is typed.
+  const aspectNow = (id: string | undefined) => (id ? data.resolved_data.aspects.find((a) => a.id === id) : undefined);
+  const availabilityAspect = aspectNow(availability?.aspect.id);
   const orderedCategories = catalog.groups.map((g) => g.category);
   const nextPosition = orderedCategories.reduce((max, c) => Math.max(max, c.position + 1), 0);
   const emptyText = canEdit ? 'No categories yet. Add one with + Category.' : 'No categories yet.';
@@ -225,12 +228,19 @@ export function CatalogPage() {
           <CreateCategoryModal serviceId={service.id} opened={creatingCategory} position={nextPosition} onClose={() => setCreatingCategory(false)} />
           <CreateAspectModal serviceId={service.id} categories={orderedCategories} initialCategoryId={newAspectCategory} onClose={() => setNewAspectCategory(null)} />
           <EditCategoryModal serviceId={service.id} category={editingCategory} onClose={() => setEditingCategory(null)} />
-          <EditAspectModal serviceId={service.id} aspect={editingAspect} categories={orderedCategories} onClose={() => setEditingAspect(null)} />
+          <EditAspectModal
+            serviceId={service.id}
+            aspect={editingAspect}
+            latest={aspectNow(editingAspect?.id)}
+            categories={orderedCategories}
+            onClose={() => setEditingAspect(null)}
+          />
           <AvailabilityModal
             serviceId={service.id}
             target={availability}
             templates={data.templates}
             templatesHref={canOpenSettings ? `/catalog/${service.id}/settings?tab=templates` : null}
+            latest={availability && availabilityAspect ? (availabilityAspect.availabilities[availability.bucket] ?? '') : undefined}
             onClose={() => setAvailability(null)}
           />
         </>

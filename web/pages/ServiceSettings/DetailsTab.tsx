@@ -1,5 +1,5 @@
 import { Button, Group, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { M } from '../../../common/messages';
 import { htmlToText } from '../../../common/richText';
 import { MAX_TIMELINE_QUARTERS } from '../../../common/limits';
@@ -32,15 +32,23 @@ export function DetailsTab({ service, readOnly }: { service: Service; readOnly: 
   const [nameError, setNameError] = useState<string | null>(null);
   const [timelineError, setTimelineError] = useState<string | null>(null);
 
+  // The stored values the fields were filled from.
+  const basis = useRef(service);
   useEffect(() => {
-    setName(service.name);
-    setDescription(htmlToText(service.description));
-    setOwner(service.service_owner);
-    setModel(service.subscription_model);
-    setIcon(service.icon_url);
-    setFirst(service.timeline[0] ?? null);
-    setLast(service.timeline.at(-1) ?? null);
-    // Only a new version of the service replaces what is being edited; a plain refetch does not.
+    const was = basis.current;
+    basis.current = service;
+    // Another service: every field starts from it.
+    const fresh = was.id !== service.id;
+    // A new version (a colleague's save, live) replaces only the fields the person has not touched:
+    // what they are typing stays. A plain refetch changes nothing.
+    const take = <T,>(set: (update: (current: T) => T) => void, before: T, after: T) => set((current) => (fresh || current === before ? after : current));
+    take(setName, was.name, service.name);
+    take(setDescription, htmlToText(was.description), htmlToText(service.description));
+    take(setOwner, was.service_owner, service.service_owner);
+    take(setModel, was.subscription_model, service.subscription_model);
+    take(setIcon, was.icon_url, service.icon_url);
+    take(setFirst, was.timeline[0] ?? null, service.timeline[0] ?? null);
+    take(setLast, was.timeline.at(-1) ?? null, service.timeline.at(-1) ?? null);
   }, [service.id, service.version]);
 
   const options = useMemo(() => quarterOptions(service.timeline), [service.timeline]);
