@@ -44,7 +44,12 @@ export const services = pgTable(
     lastUpdated: at('last_updated'),
     createdAt: at('created_at'),
   },
-  (t) => [unique('services_tenant_slug_unique').on(t.tenantId, t.slug), unique('services_tenant_id_unique').on(t.tenantId, t.id)],
+  (t) => [
+    unique('services_tenant_slug_unique').on(t.tenantId, t.slug),
+    unique('services_tenant_id_unique').on(t.tenantId, t.id),
+    // The dashboard pages a tenant's services in this order: a page reads only its rows.
+    index('services_tenant_name_idx').on(t.tenantId, t.name, t.id),
+  ],
 );
 
 export const categories = pgTable(
