@@ -37,7 +37,7 @@ interface Chunk {
 }
 
 let outDir: string;
-let staticChunks: Chunk[] = [];
+const staticChunks: Chunk[] = [];
 let allChunks: Chunk[] = [];
 
 beforeAll(async () => {

@@ -7,7 +7,6 @@ import { createTenant, createUser } from './factories';
  * a super admin (who gets furthest into each handler): no answer may be a 5xx.
  */
 let t: TestApp;
-let superToken = '';
 let tenantSlug = '';
 let adminUserId = '';
 

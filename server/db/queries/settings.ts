@@ -13,7 +13,6 @@ import {
   services,
   snapshots,
   tenantInvitations,
-  tenantMemberships,
   users,
 } from '../schema';
 

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { createCategorySchema, updateCategorySchema } from '../../../common/schemas/catalog';
 import {
   deleteCategory,
-  findCategory,
   insertCategory,
   listCategories,
   nextCategoryPosition,
@@ -15,7 +14,7 @@ import { loadCategory, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { loadWritableService, pathId, touchService } from '../../commands/serviceWrites';
+import { loadWritableService, parsePathId, touchService } from '../../commands/serviceWrites';
 
 type IdParams = { Params: { id: string } };
 
@@ -24,13 +23,13 @@ export default async function categoryRoutes(app: FastifyInstance) {
 
   /** Loads a category of the tenant and checks the caller may edit its service. */
   const editableCategory = async (actor: Actor, tenantId: string, rawId: string): Promise<CategoryRow> => {
-    const { category } = await loadCategory(db, actor, tenantId, pathId(rawId), 'catalog.edit');
+    const { category } = await loadCategory(db, actor, tenantId, parsePathId(rawId), 'catalog.edit');
     return category;
   };
 
   app.get<IdParams>('/categories/service/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const serviceId = pathId(req.params.id);
+    const serviceId = parsePathId(req.params.id);
     await loadService(db, actor, tenantId, serviceId, 'catalog.view');
     const rows = await listCategories(db, tenantId, serviceId);
     return { categories: rows.map(presentCategory) };

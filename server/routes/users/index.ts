@@ -11,7 +11,7 @@ import { scope } from '../../plugins/context';
 import { requireMayRemoveUser, requireTenant } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
-import { createUser, creatorScope, invitationAsUser } from '../../commands/createUser';
+import { createUser, decideCreatorScope, presentInvitationAsUser } from '../../commands/createUser';
 import { withdrawInvitation } from '../../commands/invitations';
 
 /**
@@ -32,7 +32,7 @@ export default async function userRoutes(app: FastifyInstance) {
     const pending = new Set(invitations.map((i) => i.userId));
     const rows = [
       ...members.filter((u) => !pending.has(u.id)).map((u) => presentTenantListUser(u, false)),
-      ...invitations.map((i) => presentTenantListUser(invitationAsUser(i, scope(req).tenant), true)),
+      ...invitations.map((i) => presentTenantListUser(presentInvitationAsUser(i, scope(req).tenant), true)),
     ];
     rows.sort((a, b) => a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
     // Without paging parameters the answer is the whole list up to its cap (decision 0114).
@@ -51,7 +51,7 @@ export default async function userRoutes(app: FastifyInstance) {
     ]);
     const byId = new Map<string, ReturnType<typeof presentTenantListUser>>([
       ...members.map((u) => [u.id, presentTenantListUser(u, false)] as const),
-      ...invitations.map((i) => [i.id, presentTenantListUser(invitationAsUser(i, tenant), true)] as const),
+      ...invitations.map((i) => [i.id, presentTenantListUser(presentInvitationAsUser(i, tenant), true)] as const),
     ]);
     // A row removed between the two reads is left out rather than shown half.
     const users = shown.flatMap((k) => byId.get(k.id) ?? []);
@@ -60,11 +60,11 @@ export default async function userRoutes(app: FastifyInstance) {
   }
 
   app.post('/users', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
+    const { actor } = scope(req);
     requireTenant(actor, 'tenant.users');
     const input = parse(createTenantUserSchema, req.body);
     // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
-    const { user } = await createUser(db(), { actor, scope: creatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
+    const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
     return reply.status(201).send({ user: presentUser(user, user.tenantName) });
   });
 

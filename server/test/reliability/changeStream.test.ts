@@ -68,7 +68,7 @@ describe.skipIf(!base)('the change stream across three server processes on one P
   const ids: Record<string, string> = {};
   let serviceId = '';
   let quarter = '';
-  let aspectIds: string[] = [];
+  const aspectIds: string[] = [];
   const propagation: number[] = [];
 
   const via = (i: number) => servers[i % PROCESSES]!;

@@ -75,7 +75,7 @@ async function crashCycles(database: 'embedded' | 'postgres', databaseUrl?: stri
   const tally: Tally = { kills: 0, acknowledgedWrites: 0, lostWrites: 0, imports: 0, acknowledgedImports: 0, partialImports: 0, lostImports: 0, restartMs: [] };
   const acknowledged = new Map<string, Set<string>>();
   const importedIds = new Set<string>();
-  let aspectIds: string[] = [];
+  const aspectIds: string[] = [];
   let seq = 0;
 
   for (let cycle = 0; cycle <= CYCLES; cycle++) {

@@ -27,6 +27,7 @@ export function decodeEntities(value: string): string {
 
 function unsafeUrl(raw: string): boolean {
   // Browsers drop control characters and whitespace inside and around a scheme.
+  // eslint-disable-next-line no-control-regex -- the control characters are what is removed
   const url = decodeEntities(raw).replace(/[\u0000-\u0020\u007f-\u00a0\u200b\ufeff]/g, '');
   if (url.startsWith('//') || url.startsWith('\\\\') || url.startsWith('/\\')) return true;
   const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
