@@ -70,10 +70,15 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks, 'jsx-a11y': jsxA11y },
     rules: {
-      ...reactHooks.configs.recommended.rules,
+      // The rules of hooks. The plugin's other recommended rules (refs, set-state-in-effect, ...) state what the
+      // React Compiler needs to optimise a component; the app is not built with the compiler.
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
       ...jsxA11y.flatConfigs.recommended.rules,
       // Modals put the first field in focus as people expect when they open one (Mantine's data-autofocus).
       'jsx-a11y/no-autofocus': 'off',
+      // A scrolling panel is a labelled region that must take focus, so keyboard users can scroll it (axe's scrollable-region-focusable).
+      'jsx-a11y/no-noninteractive-tabindex': ['error', { roles: ['region', 'tabpanel'], tags: [] }],
     },
   },
   ...boundaries.map(({ files, ignores, patterns }) => ({

@@ -3,8 +3,10 @@
  * docs/performance.json, so a run of some steps (BENCH_STEPS) refreshes their sections and keeps
  * the others as they were measured; each section says when, where and at which commit.
  */
+import type { ListFigure } from './lists';
 import type { Figure } from './measure';
 import type { MemoryRow } from './pgliteMemory';
+import type { StreamFigure } from './stream';
 
 export interface Machine {
   commit: string;
@@ -33,6 +35,10 @@ export interface BenchResults {
   browser?: { machine: Machine; figures: Figure[]; notes: string[] };
   /** Resident memory of the embedded database's settings. */
   pglite?: { machine: Machine; rows: MemoryRow[] };
+  /** Lists that grow (bench/lists.ts): each figure against the same with 20 items. */
+  lists?: { machine: Machine; figures: ListFigure[]; notes: string[] };
+  /** The change stream across three processes on PostgreSQL (bench/stream.ts). */
+  stream?: { machine: Machine; figures: StreamFigure[]; notes: string[] };
 }
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -74,7 +80,7 @@ export function renderReport(r: BenchResults): string {
     '# Performance',
     '',
     'Written by `npm run bench` (bench/run.ts) from the results in docs/performance.json; run it again',
-    'to refresh every figure, or `BENCH_STEPS=api,memory,browser,pglite` (any of them) to refresh some',
+    'to refresh every figure, or `BENCH_STEPS=api,memory,browser,pglite,lists` (any of them) to refresh some',
     'sections and keep the others. Each section says when and where it was measured. The machine is',
     'shared: the load average at the start of each section says how busy it was, and figures measured',
     'on a busy machine are worse than on an idle one, most of all the browser frame times.',
@@ -143,6 +149,9 @@ export function renderReport(r: BenchResults): string {
       '',
     );
   }
+
+  if (r.lists) lines.push(...listsSection(r.lists));
+  if (r.stream) lines.push(...streamSection(r.stream));
 
   lines.push(
     '## What stands in the way of the targets not met',
@@ -272,6 +281,72 @@ export function renderReport(r: BenchResults): string {
     );
   }
   return lines.join('\n');
+}
+
+/** A list figure's row: the large value, the 20-item one, their ratio, and the targets that apply. */
+function listRow(f: ListFigure): string {
+  const value = (v: number | null) => (v === null || !Number.isFinite(v) ? '–' : num(v));
+  if (f.skipped || f.value === null || f.baseline === null) return `| ${f.name} | ${value(f.value)} | ${value(f.baseline)} | | ${f.skipped ?? 'not measured'} |`;
+  const ratio = f.baseline > 0 ? f.value / f.baseline : Infinity;
+  const bounds: string[] = [];
+  let ok = true;
+  if (f.maxRatio !== undefined) {
+    bounds.push(`< ${f.maxRatio}×`);
+    ok &&= ratio < f.maxRatio;
+  }
+  if (f.maxValue !== undefined) {
+    bounds.push(f.unit === 'KB' && f.maxValue === 1024 ? '< 1 MB' : `< ${f.maxValue} ${f.unit}`);
+    ok &&= f.value < f.maxValue;
+  }
+  const verdict = bounds.length ? `${ok ? 'met' : 'not met'} (target ${bounds.join(', ')})` : '';
+  return `| ${f.name} | ${value(f.value)} | ${value(f.baseline)} | ${Number.isFinite(ratio) ? `${ratio.toFixed(ratio < 10 ? 2 : 0)}×` : '–'} | ${verdict} |`;
+}
+
+/** The change stream (bench/stream.ts): one table per part, rows as the api step's, with their targets. */
+function streamSection(s: NonNullable<BenchResults['stream']>): string[] {
+  const m = s.machine;
+  const out = [
+    '## Change stream across processes',
+    '',
+    'Issue 26 (bench/stream.ts, `BENCH_STEPS=stream`): three real server processes on one fresh PostgreSQL',
+    'database, their caches\' backstop at ten minutes (CACHE_MAX_AGE_MS=600000), so that only the change',
+    'stream (decision 0115) carries a write through one process to the others. Times are taken by a client',
+    'over loopback; throughput with wrk at 10 connections; resident memory from /proc/<pid>/status.',
+    '',
+    measured(m, `; scale ${m.scale}${m.scale === 'small' ? " (BENCH_SCALE=small: 50 writes, 1,000 streams and the small large service, to prove the bench; the issue's figures need the full scale)" : ''}`),
+    '',
+  ];
+  for (const section of [...new Set(s.figures.map((f) => f.section))]) {
+    out.push(`### ${section}`, '', ...table(s.figures.filter((f) => f.section === section)));
+  }
+  out.push(...s.notes.map((n) => `- ${n}`), '');
+  return out;
+}
+
+function listsSection(l: NonNullable<BenchResults['lists']>): string[] {
+  const m = l.machine;
+  const out = [
+    '## Lists that grow',
+    '',
+    'The lists of decision 0114 at the sizes of issue 25 (bench/lists.ts, `BENCH_STEPS=lists`), on PostgreSQL: a fresh',
+    'database whose schema the server\'s migrations made, the data then written with set-based SQL as the',
+    'database owner. Each figure is set against the same page or call with 20 items, measured in the same',
+    'run: the ratio is the figure, the absolute numbers move with the machine. Page times are taken in',
+    'headless Chromium inside the page (performance.now, requestAnimationFrame); API times by a client over',
+    'loopback.',
+    '',
+    measured(m, `; scale ${m.scale}${m.scale === 'small' ? " (BENCH_SCALE=small: 1/20 of the issue's sizes, to prove the bench; the issue's figures need the full scale)" : ''}; medians of ${m.runs} runs`),
+    '',
+  ];
+  for (const section of [...new Set(l.figures.map((f) => f.section))]) {
+    out.push(`### ${section}`, '', '| figure | value | 20 items | ratio | target |', '|---|---:|---:|---:|---|', ...l.figures.filter((f) => f.section === section).map(listRow), '');
+  }
+  const met = l.figures.filter((f) => !f.skipped && f.value !== null && f.baseline !== null);
+  const failing = met.filter((f) => listRow(f).includes('| not met'));
+  const skipped = l.figures.length - met.length;
+  out.push(`Targets met: ${met.length - failing.length} of ${met.length} figures measured${skipped ? ` (${skipped} not measured, see their rows)` : ''}.`, '');
+  out.push(...l.notes.map((n) => `- ${n}`), '');
+  return out;
 }
 
 /** Where the browser and event-loop figures are bounded, for the list above. */

@@ -6,7 +6,15 @@
  *   server answering the same bytes (bench/measure.ts);
  * - memory: RSS and event-loop delay under a mixed read/write load (bench/memory.ts);
  * - browser: the large roadmap in headless Chromium, and the login page's JavaScript (bench/browser.ts);
- * - pglite: resident memory of the embedded database's settings (bench/pgliteMemory.ts).
+ * - pglite: resident memory of the embedded database's settings (bench/pgliteMemory.ts);
+ * - lists: the lists that grow (10,000 services, tenants and tenant users, 100,000 users, a cell
+ *   changed 100,000 times, 1,000 snapshots) against the same with 20 items, on PostgreSQL: a fresh
+ *   database on BENCH_LISTS_DATABASE_URL, else DATABASE_URL, else postgres://postgres@127.0.0.1:5432
+ *   (bench/lists.ts).
+ * - stream: the change stream across three server processes on a fresh PostgreSQL database (on
+ *   BENCH_STREAM_DATABASE_URL, else DATABASE_URL, else postgres://postgres@127.0.0.1:5432):
+ *   propagation, warm reads with it, and 10,000 idle SSE streams on one process (bench/stream.ts;
+ *   it uses BENCH_PORT and the next three ports).
  *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
@@ -22,13 +30,15 @@ import { fileURLToPath } from 'node:url';
 import { measureBrowser } from './browser';
 import { SCALES } from './data';
 import { ensureWrk } from './http';
+import { listsOptionsFromEnv, measureLists } from './lists';
 import { measure } from './measure';
 import { benchDatabase, measureMemory, memoryOptionsFromEnv } from './memory';
 import { measurePgliteMemory } from './pgliteMemory';
 import { renderReport, type BenchResults, type DatabaseFigures, type Machine } from './report';
+import { measureStream, streamOptionsFromEnv } from './stream';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
-const STEPS = ['api', 'memory', 'browser', 'pglite'] as const;
+const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream'] as const;
 const EMBEDDED = 'Embedded (PGlite in a worker thread)';
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
@@ -106,6 +116,21 @@ async function main() {
     const pgliteRuns = scaleName === 'small' ? 1 : runs;
     log('embedded database memory settings');
     save('pglite', { machine: machineNow(scaleName, pgliteRuns, 0), rows: await measurePgliteMemory(pgliteRuns) });
+  }
+  if (steps.includes('lists')) {
+    const options = { ...listsOptionsFromEnv(log), port };
+    log(`lists: ${options.scaleName} scale on PostgreSQL`);
+    const machine = machineNow(scaleName, options.runs, 0);
+    const { figures, notes } = await measureLists(options);
+    save('lists', { machine, figures, notes });
+  }
+  if (steps.includes('stream')) {
+    if (!ensureWrk()) throw new Error('wrk is needed: apt-get install wrk (as root)');
+    const options = { ...streamOptionsFromEnv(log), port };
+    log(`stream: ${options.scaleName} scale on PostgreSQL`);
+    const machine = machineNow(scaleName, options.runs, options.seconds);
+    const { figures, notes } = await measureStream(options);
+    save('stream', { machine, figures, notes });
   }
   log(`wrote ${REPORT}`);
 }

@@ -15,7 +15,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(opts: { port: number; dataDir: string; webRoot: string; databaseUrl?: string; env?: Record<string, string> }): Promise<RunningServer> {
+export async function startServer(opts: { port: number; dataDir: string; webRoot: string; databaseUrl?: string; env?: Record<string, string>; /** Another checkout of the product (an older commit) to run instead of this one. */ root?: string }): Promise<RunningServer> {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PORT: String(opts.port),
@@ -36,7 +36,7 @@ export async function startServer(opts: { port: number; dataDir: string; webRoot
   const started = performance.now();
   // BENCH_CPU_PROFILE_DIR: the server writes a CPU profile of each of its threads there when it stops.
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, 'scripts/start.mjs'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...profile, 'scripts/start.mjs'], { cwd: opts.root ?? ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const url = `http://127.0.0.1:${opts.port}`;

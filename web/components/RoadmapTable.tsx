@@ -221,6 +221,7 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
   const quarterScroll = useQuarterScroll(timeline.length);
   const { view } = quarterScroll;
   const panel = (
+    // eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions -- a focusable scrolling region: its arrow keys scroll the quarters
     <div
       className="roadmap-scroll"
       role="region"
@@ -301,6 +302,8 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
         {view.after > 0 ? (
           // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
           <div className="roadmap-more-cue" aria-hidden="true" data-testid="quarters-more-cue" style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}>
+            {/* A pointer shortcut; keyboards scroll with the arrow keys, and the cue is hidden from assistive technology. */}
+            {/* eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions */}
             <span className="roadmap-more-cue-label" onClick={quarterScroll.next}>
               {view.after} more →
             </span>
