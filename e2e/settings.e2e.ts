@@ -129,7 +129,10 @@ test.describe('service settings', () => {
     await expectAccessible(page, 'quick templates with tags');
 
     await page.getByRole('link', { name: /Back to Catalog/ }).click();
-    await page.getByRole('button', { name: /^Login, \d{4}-Q\d: -$/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Login, \d{4}-Q\d: -$/ })
+      .first()
+      .click();
     const availability = page.getByRole('dialog', { name: 'Edit Availability' });
     await expect(availability.getByRole('button', { name: 'Generally available' })).toBeVisible();
     await expect(availability.getByRole('button', { name: 'Obsolete' })).toHaveCount(0);
@@ -144,12 +147,14 @@ test.describe('service settings', () => {
     await page.getByRole('tab', { name: 'User Assignments' }).click();
 
     await page.getByRole('button', { name: 'Add Assignment' }).click();
-    await expect(page.getByRole('alert')).toHaveText('Please select a user');
+    await expect(page.getByText('Please select a user')).toBeVisible();
+    await expect(page.getByText('Please select a role')).toBeVisible();
     // The selector searches the tenant's users on the server as one types.
     await page.getByRole('combobox', { name: 'User' }).fill(email);
     await page.getByRole('option', { name: `Rita Reader (${email})` }).click();
-    await page.getByRole('button', { name: 'Add Assignment' }).click();
-    await expect(page.getByRole('alert')).toHaveText('Please select a role');
+    // The user's error goes as soon as one is chosen; the role's stays until a role is.
+    await expect(page.getByText('Please select a user')).toHaveCount(0);
+    await expect(page.getByText('Please select a role')).toBeVisible();
     await page.getByRole('combobox', { name: 'Role', exact: true }).click();
     await page.getByRole('option', { name: 'Editor' }).click();
     await page.getByRole('button', { name: 'Add Assignment' }).click();
@@ -162,14 +167,15 @@ test.describe('service settings', () => {
     await expect(dialog.getByRole('checkbox', { name: 'Assign to this service' })).toBeChecked();
     await expectAccessible(page, 'create new user modal');
     await dialog.getByRole('button', { name: 'Create User' }).click();
-    await expect(dialog.getByRole('alert')).toHaveText('Email and name are required');
+    await expect(dialog.getByText('Email and name are required')).toHaveCount(2);
     const newEmail = `new-${uid()}@example.com`;
     await dialog.getByRole('textbox', { name: 'Email' }).fill(newEmail);
     await dialog.getByRole('textbox', { name: 'Name' }).fill('Nina New');
-    await dialog.getByLabel('Password (optional)').fill('123');
+    await dialog.getByLabel('Set a password').check();
+    await dialog.getByRole('textbox', { name: 'Password', exact: true }).fill('123');
     await dialog.getByRole('button', { name: 'Create User' }).click();
-    await expect(dialog.getByRole('alert')).toHaveText('Password must be at least 6 characters');
-    await dialog.getByLabel('Password (optional)').fill('secret-456');
+    await expect(dialog.getByText('Password must be at least 6 characters')).toBeVisible();
+    await dialog.getByRole('textbox', { name: 'Password', exact: true }).fill('secret-456');
     await dialog.getByRole('button', { name: 'Create User' }).click();
     await expect(dialog).toBeHidden();
     await expect(table.getByRole('row', { name: new RegExp(newEmail) })).toBeVisible();

@@ -20,7 +20,7 @@ import { writeAudit } from './audit';
  */
 export type CreatorScope = 'installation' | 'tenant';
 
-export function creatorScope(actor: PolicyActor): CreatorScope {
+export function decideCreatorScope(actor: PolicyActor): CreatorScope {
   return can(actor, 'platform.manage') ? 'installation' : 'tenant';
 }
 
@@ -122,7 +122,7 @@ async function invite(tx: Executor, req: CreateUserRequest, account: { id: strin
     targetId: invitation.id,
     details: { email: account.email, name: input.name, role: input.role, ...(req.service ? { serviceId: req.service.row.id } : {}) },
   });
-  const user = invitationAsUser({ ...invitation, email: account.email }, tenant);
+  const user = presentInvitationAsUser({ ...invitation, email: account.email }, tenant);
   // Assigned at once in both cases: an account outside the tenant gains nothing by it until it
   // joins, since the tenant plugin refuses non-members.
   const assignment = req.service?.assign ? await assignTo(tx, req, req.service.row, account.id) : null;
@@ -130,7 +130,7 @@ async function invite(tx: Executor, req: CreateUserRequest, account: { id: strin
 }
 
 /** A tenant's invitation as its admins see it: the user they entered, in their tenant only. */
-export function invitationAsUser(invitation: TenantInvitation, tenant: TenantRow): CreatedUserView {
+export function presentInvitationAsUser(invitation: TenantInvitation, tenant: TenantRow): CreatedUserView {
   return {
     id: invitation.id,
     name: invitation.name,

@@ -8,7 +8,7 @@ import { M } from '../../common/messages';
 import { ADMIN_MESSAGES, type StartImpersonationInput } from '../../common/schemas/users';
 import type { Actor } from '../plugins/context';
 import { presentTenant, presentUser } from '../presenters/users';
-import { sessionInfo } from './sessionInfo';
+import { describeSession } from './describeSession';
 import { writeAudit } from './audit';
 
 /** Why an impersonation ended, as its stop audit row says. */
@@ -59,7 +59,7 @@ export async function startImpersonation(app: FastifyInstance, actor: Actor, inp
     });
     return row;
   });
-  const info = await sessionInfo(db, target, false, tenant);
+  const info = await describeSession(db, target, false, tenant);
   return {
     token: signed.token,
     impersonation: {
@@ -80,13 +80,13 @@ function impersonatingOf(superAdmin: { id: string; name: string; email: string }
 }
 
 /** The `impersonating` part of GET /auth/me: present only on an impersonation token. */
-export async function impersonatingAnswer(db: Executor, actor: Actor) {
+export async function describeImpersonation(db: Executor, actor: Actor) {
   if (!actor.impersonator) return {};
-  return { impersonating: impersonatingOf(actor.impersonator, await impersonationReason(db, actor)) };
+  return { impersonating: impersonatingOf(actor.impersonator, await findImpersonationReason(db, actor)) };
 }
 
 /** The reason given when the caller's impersonation token was issued; null when none was. */
-export async function impersonationReason(db: Executor, actor: Actor): Promise<string | null> {
+export async function findImpersonationReason(db: Executor, actor: Actor): Promise<string | null> {
   if (!actor.impersonator) return null;
   // The record lives in the impersonated tenant, which need not be the tenant the request names.
   const row = await asSystem(() => findImpersonationByToken(db, actor.jti));
@@ -192,7 +192,7 @@ export async function stopImpersonation(app: FastifyInstance, actor: Actor) {
   const own = await loadUserWithTenants(db, superAdmin.id);
   if (!own) throw notFound(ADMIN_MESSAGES.userNotFound);
   const { token } = await app.tokens.sign({ sub: own.id, ttlSeconds: app.config.SESSION_TTL_SECONDS, ...session });
-  return { token, ...(await sessionInfo(db, own, own.superAdmin)) };
+  return { token, ...(await describeSession(db, own, own.superAdmin)) };
 }
 
 /**

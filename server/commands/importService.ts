@@ -13,7 +13,7 @@ import type { ImportNaming } from '../../common/schemas/services';
 export { IMPORT_MESSAGES, readCatalogFile, prepareImport, type CatalogDocument, type PreparedImport } from './catalogFile';
 
 /** The first free slug of the tenant: the base itself, else base-2, base-3... */
-export async function freeSlug(db: Executor, tenantId: string, base: string): Promise<string> {
+export async function findFreeSlug(db: Executor, tenantId: string, base: string): Promise<string> {
   const taken = await slugsLike(db, tenantId, base);
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) {
@@ -23,7 +23,7 @@ export async function freeSlug(db: Executor, tenantId: string, base: string): Pr
 }
 
 /** The first name no service of the tenant has: the base itself, else 'base (2)', 'base (3)'... */
-export async function freeName(db: Executor, tenantId: string, base: string): Promise<string> {
+export async function findFreeName(db: Executor, tenantId: string, base: string): Promise<string> {
   const taken = await namesLike(db, tenantId, base);
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) {
@@ -36,7 +36,7 @@ export async function freeName(db: Executor, tenantId: string, base: string): Pr
 /** What the import dialog proposes for a file: its own name and slug, and free ones of the tenant. */
 export async function proposeNaming(db: Executor, tenantId: string, prepared: PreparedImport) {
   const { name, slug } = prepared.service;
-  return { name, slug, proposedName: await freeName(db, tenantId, name), proposedSlug: await freeSlug(db, tenantId, slug) };
+  return { name, slug, proposedName: await findFreeName(db, tenantId, name), proposedSlug: await findFreeSlug(db, tenantId, slug) };
 }
 
 /** Creates the service of a validated document in the tenant: all or nothing, one insert per table. */
@@ -52,7 +52,7 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
   return db.transaction(async (tx) => {
     // A slug the caller chose is kept or refused as Create Service does; without one, the file's
     // slug gets the first free numeric suffix.
-    const slug = naming.slug ?? (await freeSlug(tx, tenantId, prepared.service.slug));
+    const slug = naming.slug ?? (await findFreeSlug(tx, tenantId, prepared.service.slug));
     const name = naming.name ?? prepared.service.name;
     const [service] = await tx
       .insert(services)

@@ -27,7 +27,7 @@ import { writeAudit } from './audit';
  */
 
 /** The caller's pending invitations, for the session answers (login, /auth/me). */
-export async function receivedInvitations(db: Executor, userId: string) {
+export async function loadReceivedInvitations(db: Executor, userId: string) {
   const rows = await asSystem(() => listReceivedInvitations(db, userId));
   return rows.map(presentReceivedInvitation);
 }

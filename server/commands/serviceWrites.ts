@@ -5,7 +5,7 @@ import { lockService, updateService, type ServiceRow } from '../db/queries/servi
 import { conflict, notFound } from '../errors';
 
 /** A path id that is not a uuid names no record: 404, before the database sees it. */
-export function pathId(value: unknown): string {
+export function parsePathId(value: unknown): string {
   const parsed = idSchema.safeParse(value);
   if (!parsed.success) throw notFound();
   return parsed.data;

@@ -124,21 +124,17 @@ export function useChangeAssignment(serviceId: string) {
   );
 }
 export function useRemoveAssignment(serviceId: string) {
-  return useSettingsMutation((userId: string) =>
-    request(`/services/${serviceId}/users/${userId}`, { method: 'DELETE', fallback: M.failedDeleteAssignment }),
-  );
+  return useSettingsMutation((userId: string) => request(`/services/${serviceId}/users/${userId}`, { method: 'DELETE', fallback: M.failedDeleteAssignment }));
 }
 export interface NewUserBody {
   email: string;
   name: string;
-  password: string;
+  password?: string;
   role: Role;
   assign: boolean;
 }
 export function useCreateServiceUser(serviceId: string) {
-  return useSettingsMutation((body: NewUserBody) =>
-    request(`/services/${serviceId}/users/new`, { method: 'POST', body, fallback: M.failedCreateUser }),
-  );
+  return useSettingsMutation((body: NewUserBody) => request(`/services/${serviceId}/users/new`, { method: 'POST', body, fallback: M.failedCreateUser }));
 }
 
 /** A service's snapshots, newest first, a page at a time (docs/decisions/0114-paged-lists.md). */

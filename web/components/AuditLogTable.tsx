@@ -1,6 +1,10 @@
 import { Button, Code, Group, Stack, Table, Text } from '@mantine/core';
+import type { InfiniteData, UseInfiniteQueryResult } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import type { AuditEntry } from '../../../api/audit';
+import { M } from '../../common/messages';
+import type { AuditEntry } from '../api/audit';
+import { messageOf } from '../api/client';
+import { MessageBar } from './MessageBar';
 
 const formatTime = (iso: string) => new Date(iso).toLocaleString();
 
@@ -118,17 +122,22 @@ function RecordDisclosure({ entry }: { entry: AuditEntry }) {
 }
 
 export interface AuditLogTableProps {
-  entries: AuditEntry[];
-  loading: boolean;
-  hasMore: boolean;
-  loadingMore: boolean;
-  onLoadMore: () => void;
+  /** The pages of a log (a tenant's, or the one the super admin chose), newest first. */
+  audit: UseInfiniteQueryResult<InfiniteData<{ entries: AuditEntry[] }>>;
 }
 
-/** The audit log, newest first, in words; each entry's ids and raw details on demand; 'Load more' for older entries. */
-export function AuditLogTable({ entries, loading, hasMore, loadingMore, onLoadMore }: AuditLogTableProps) {
+/**
+ * The audit log, newest first, in words; each entry's ids and raw details on demand; 'Load more'
+ * for older entries. A failure to load shows in the dismissible message bar above it.
+ */
+export function AuditLogTable({ audit }: AuditLogTableProps) {
+  const [dismissed, setDismissed] = useState(false);
+  const entries = audit.data?.pages.flatMap((p) => p.entries) ?? [];
+  const loading = audit.isLoading;
+  const error = audit.isError && !dismissed ? messageOf(audit.error, M.failedLoadData) : null;
   return (
     <>
+      <MessageBar message={error} onClose={() => setDismissed(true)} />
       <Table.ScrollContainer minWidth={860}>
         <Table striped highlightOnHover aria-label="Audit log entries">
           <Table.Thead>
@@ -169,9 +178,9 @@ export function AuditLogTable({ entries, loading, hasMore, loadingMore, onLoadMo
       </Table.ScrollContainer>
       {loading ? <Text c="dimmed">Loading audit log...</Text> : null}
       {!loading && entries.length === 0 ? <Text c="dimmed">No audit entries yet.</Text> : null}
-      {hasMore ? (
+      {audit.hasNextPage ? (
         <Group justify="center" mt="sm">
-          <Button variant="default" onClick={onLoadMore} loading={loadingMore}>
+          <Button variant="default" onClick={() => void audit.fetchNextPage()} loading={audit.isFetchingNextPage}>
             Load more
           </Button>
         </Group>

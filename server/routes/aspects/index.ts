@@ -6,7 +6,7 @@ import { presentAspects } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
 import { parse } from '../../validation';
 import { loadAspect, loadService } from '../../policies';
-import { pathId } from '../../commands/serviceWrites';
+import { parsePathId } from '../../commands/serviceWrites';
 import aspectWriteRoutes from './writes';
 
 type IdParams = { Params: { id: string } };
@@ -18,7 +18,7 @@ export default async function aspectRoutes(app: FastifyInstance) {
   app.get<IdParams>('/aspects/service/:id', async (req) => {
     const { actor, tenantId } = scope(req);
     const query = parse(showPrivateQuerySchema, req.query);
-    const serviceId = pathId(req.params.id);
+    const serviceId = parsePathId(req.params.id);
     const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
     const includePrivate = query.showPrivate && permissions.canViewPrivate;
     const rows = await listAspects(db, tenantId, serviceId, { includePrivate });
@@ -28,7 +28,7 @@ export default async function aspectRoutes(app: FastifyInstance) {
 
   app.get<IdParams>('/aspects/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
+    const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.view');
     const [service, availabilities] = await Promise.all([
       findService(db, tenantId, aspect.serviceId),
       availabilitiesOfAspects(db, tenantId, [aspect.id]),

@@ -18,7 +18,7 @@ import { loadAspect, loadCategory, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, invalid, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { loadWritableService, pathId, touchService } from '../../commands/serviceWrites';
+import { loadWritableService, parsePathId, touchService } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 
 type IdParams = { Params: { id: string } };
@@ -54,7 +54,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   app.put<IdParams>('/aspects/:id', async (req) => {
     const { actor, tenantId } = scope(req);
     const input = parse(updateAspectSchema, req.body);
-    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.edit');
+    const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
     const updated = await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, aspect.serviceId);
       const current = await findAspect(tx, tenantId, aspect.id);
@@ -94,7 +94,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
 
   app.delete<IdParams>('/aspects/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.edit');
+    const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
     await db.transaction(async (tx) => {
       await loadWritableService(tx, tenantId, aspect.serviceId);
       await deleteAspect(tx, tenantId, aspect.id);

@@ -5,10 +5,10 @@ import { parse } from '../../validation';
 import { forbidden, tooManyRequests, unauthenticated } from '../../errors';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
 import { findUserByEmail, loadUserWithTenants } from '../../db/queries/users';
-import { sessionInfo } from '../../commands/sessionInfo';
-import { acceptInvitationsOfMember, receivedInvitations } from '../../commands/invitations';
+import { describeSession } from '../../commands/describeSession';
+import { acceptInvitationsOfMember, loadReceivedInvitations } from '../../commands/invitations';
 import { writeAudit } from '../../commands/audit';
-import { impersonatingAnswer, revokeSession } from '../../commands/impersonation';
+import { describeImpersonation, revokeSession } from '../../commands/impersonation';
 import { requireActor } from '../../plugins/context';
 
 export default async function authRoutes(app: FastifyInstance) {
@@ -38,22 +38,22 @@ export default async function authRoutes(app: FastifyInstance) {
     await app.loginLimiter.recordSuccess(input.email, req.ip);
 
     const full = (await loadUserWithTenants(db, user.id))!;
-    const info = await sessionInfo(db, full, full.superAdmin);
+    const info = await describeSession(db, full, full.superAdmin);
     if (!info.tenant && !full.superAdmin) throw forbidden(M.allTenantsArchived);
     // Before the answer lists invitations: a tenant the person already belongs to needs no notice.
     await acceptInvitationsOfMember(db, user);
     const { token } = await app.tokens.sign({ sub: user.id, ttlSeconds: app.config.SESSION_TTL_SECONDS });
     await writeAudit(db, null, { tenantId: info.tenant?.id ?? null, action: 'auth.login', targetType: 'user', targetId: user.id, actorId: user.id, actorEmail: user.email });
-    return { token, ...info, invitations: await receivedInvitations(db, user.id) };
+    return { token, ...info, invitations: await loadReceivedInvitations(db, user.id) };
   });
 
   app.get('/auth/me', async (req) => {
     const actor = requireActor(req);
-    const info = await sessionInfo(app.database.db, actor.user, actor.superAdmin, req.tenant);
+    const info = await describeSession(app.database.db, actor.user, actor.superAdmin, req.tenant);
     return {
       ...info,
-      invitations: await receivedInvitations(app.database.db, actor.user.id),
-      ...(await impersonatingAnswer(app.database.db, actor)),
+      invitations: await loadReceivedInvitations(app.database.db, actor.user.id),
+      ...(await describeImpersonation(app.database.db, actor)),
     };
   });
 

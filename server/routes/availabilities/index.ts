@@ -13,7 +13,7 @@ import { holdsOnEveryService, loadAspect, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
 import { conflict, notFound } from '../../errors';
-import { pathId } from '../../commands/serviceWrites';
+import { parsePathId } from '../../commands/serviceWrites';
 import { AvailabilityWriter } from '../../commands/availabilityWrites';
 
 type IdParams = { Params: { id: string } };
@@ -52,14 +52,14 @@ export default async function availabilityRoutes(app: FastifyInstance) {
   /** Every stored text of an aspect, inside the timeline or not. */
   app.get<IdParams>('/availabilities/aspect/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
+    const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.view');
     const rows = await availabilitiesOfAspects(db, tenantId, [aspect.id]);
     return { availabilities: rows.map(presentAvailability) };
   });
 
   app.get<IdParams>('/availabilities/aspect/:id/history', async (req) => {
     const { actor, tenantId } = scope(req);
-    const { aspect } = await loadAspect(db, actor, tenantId, pathId(req.params.id), 'catalog.view');
+    const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.view');
     const query = parse(historyPageQuerySchema, req.query);
     const limit = query.limit ?? HISTORY_PAGE_DEFAULT;
     const rows = await historyOfAspect(db, tenantId, aspect.id, { before: query.before, limit });
@@ -71,7 +71,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
   /** The service's aspects with their availabilities over its timeline; readers get public aspects only. */
   app.get<IdParams>('/availabilities/service/:id/resolved', async (req) => {
     const { actor, tenantId } = scope(req);
-    const serviceId = pathId(req.params.id);
+    const serviceId = parsePathId(req.params.id);
     const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
     const includePrivate = permissions.canViewPrivate;
     const [aspects, availabilities] = await Promise.all([

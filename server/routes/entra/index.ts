@@ -5,7 +5,7 @@ import { M } from '../../../common/messages';
 import { EntraClient, ENTRA_MESSAGES, SIGN_IN_TTL_SECONDS, SignInError, sameText, sha256 } from '../../auth/oidc';
 import { createHandoff, EntraAccountError, findOrProvisionEntraUser, redeemHandoff } from '../../commands/entraSignIn';
 import { acceptInvitationsOfMember } from '../../commands/invitations';
-import { sessionInfo } from '../../commands/sessionInfo';
+import { describeSession } from '../../commands/describeSession';
 import { writeAudit } from '../../commands/audit';
 import { loadUserWithTenants } from '../../db/queries/users';
 import { forbidden, unauthenticated } from '../../errors';
@@ -63,7 +63,7 @@ export default async function entraRoutes(app: FastifyInstance) {
         defaultRole: config.ENTRA_DEFAULT_ROLE,
         tenantPinned: Boolean(config.entra?.tenantId),
       });
-      const info = await sessionInfo(app.database.db, user, user.superAdmin);
+      const info = await describeSession(app.database.db, user, user.superAdmin);
       if (!info.tenant && !user.superAdmin) throw new EntraAccountError(M.allTenantsArchived, 'every tenant of the user is archived');
       const code = await createHandoff(app.database.db, user.id, browserHash);
       req.log.info({ userId: user.id, outcome }, 'microsoft sign-in verified');
@@ -86,7 +86,7 @@ export default async function entraRoutes(app: FastifyInstance) {
     }
     const user = await loadUserWithTenants(db, result.userId);
     if (!user) throw unauthenticated(ENTRA_MESSAGES.codeInvalid);
-    const info = await sessionInfo(db, user, user.superAdmin);
+    const info = await describeSession(db, user, user.superAdmin);
     if (!info.tenant && !user.superAdmin) throw forbidden(M.allTenantsArchived);
     // Where the session is issued, as for a password login: invitations to tenants the person
     // already belongs to are accepted by signing in.

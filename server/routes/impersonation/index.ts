@@ -4,7 +4,7 @@ import { forbidden } from '../../errors';
 import { requireActor } from '../../plugins/context';
 import { requirePlatform } from '../../policies';
 import { parse } from '../../validation';
-import { impersonationReason, startImpersonation, stopImpersonation } from '../../commands/impersonation';
+import { findImpersonationReason, startImpersonation, stopImpersonation } from '../../commands/impersonation';
 
 /** Impersonation: a super admin acting as themself starts it; the impersonation token stops it. */
 export default async function impersonationRoutes(app: FastifyInstance) {
@@ -25,7 +25,7 @@ export default async function impersonationRoutes(app: FastifyInstance) {
       isImpersonating: Boolean(actor.impersonator),
       impersonatedUser: actor.impersonator ? { id: actor.user.id, name: actor.user.name, email: actor.user.email } : null,
       impersonator: actor.impersonator ? { id: actor.impersonator.id, name: actor.impersonator.name, email: actor.impersonator.email } : null,
-      reason: await impersonationReason(app.database.db, actor),
+      reason: await findImpersonationReason(app.database.db, actor),
     };
   });
 

@@ -7,7 +7,7 @@ import {
   SETTINGS_MESSAGES,
   settingsIdSchema,
 } from '../../../common/schemas/settings';
-import { createUser, creatorScope } from '../../commands/createUser';
+import { createUser, decideCreatorScope } from '../../commands/createUser';
 import {
   findAssignment,
   findTenantUser,
@@ -103,7 +103,7 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     // The same command as Tenant Settings: an account outside the tenant is invited (decision 0110).
     const result = await createUser(db(), {
       actor: ctx.actor,
-      scope: creatorScope(ctx.actor),
+      scope: decideCreatorScope(ctx.actor),
       tenant: scope(req).tenant,
       input,
       asInvitation: true,

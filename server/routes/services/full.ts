@@ -3,7 +3,7 @@ import { loadAspectsJson, loadServiceContentJson } from '../../db/queries/catalo
 import { presentService } from '../../presenters/services';
 import { scope } from '../../plugins/context';
 import { grantService, loadService, SERVICE_ACCESS_TABLES, serviceAccessKey, type ServiceAccess, type ServiceGrant } from '../../policies';
-import { pathId } from '../../commands/serviceWrites';
+import { parsePathId } from '../../commands/serviceWrites';
 import { StampedCache } from '../../db/writeStamps';
 import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
@@ -104,7 +104,7 @@ export default async function fullServiceRoute(app: FastifyInstance) {
 
   app.get<{ Params: { id: string } }>('/services/:id/full', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    const id = pathId(req.params.id);
+    const id = parsePathId(req.params.id);
     const db = app.database.db;
     const grant = await loadService(db, actor, tenantId, id, 'catalog.view', { cache: access });
     const { includePrivate, key, permissionsJson } = variantOf(tenantId, grant);

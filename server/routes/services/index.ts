@@ -6,7 +6,7 @@ import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { loadService, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
 import { parse } from '../../validation';
-import { pathId } from '../../commands/serviceWrites';
+import { parsePathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
@@ -88,7 +88,7 @@ export default async function serviceRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: string } }>('/services/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const id = pathId(req.params.id);
+    const id = parsePathId(req.params.id);
     const { service } = await loadService(app.database.db, actor, tenantId, id, 'catalog.view');
     return { service: presentService(service) };
   });

@@ -9,7 +9,7 @@ import { loadService, requireTenant } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { loadWritableService, pathId } from '../../commands/serviceWrites';
+import { loadWritableService, parsePathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 import { validateIcon } from '../../content/icon';
 
@@ -44,7 +44,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
   /** Edits the details and the timeline; the slug never changes (a slug in the body is ignored). */
   app.put<IdParams>('/services/:id', async (req) => {
     const { actor, tenantId } = scope(req);
-    const id = pathId(req.params.id);
+    const id = parsePathId(req.params.id);
     const input = parse(updateServiceSchema, req.body);
     await loadService(db, actor, tenantId, id, 'service.settings');
     const changes: ServiceChanges = { name: input.name };
@@ -80,20 +80,20 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
 
   app.patch<IdParams>('/services/:id/archive', async (req) => {
     const { actor, tenantId } = scope(req);
-    const service = await setArchived(actor, tenantId, pathId(req.params.id), true);
+    const service = await setArchived(actor, tenantId, parsePathId(req.params.id), true);
     return { service: presentService(service) };
   });
 
   app.patch<IdParams>('/services/:id/unarchive', async (req) => {
     const { actor, tenantId } = scope(req);
-    const service = await setArchived(actor, tenantId, pathId(req.params.id), false);
+    const service = await setArchived(actor, tenantId, parsePathId(req.params.id), false);
     return { service: presentService(service) };
   });
 
   /** Archives (CONTRACT section 4); only the super admins' hard delete removes data. */
   app.delete<IdParams>('/services/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);
-    await setArchived(actor, tenantId, pathId(req.params.id), true);
+    await setArchived(actor, tenantId, parsePathId(req.params.id), true);
     return reply.status(204).send();
   });
 }

@@ -1,15 +1,20 @@
 import { Alert, Button, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { M } from '../../../common/messages';
 import type { Role } from '../../../common/roles';
+import { assignUserSchema, createServiceRoleSchema, createServiceUserSchema } from '../../../common/schemas/settings';
 import { messageOf } from '../../api/client';
-import { useAssignUser, useChangeAssignment, useRemoveAssignment, type Assignment } from '../../api/settings';
+import { useAssignUser, useChangeAssignment, useCreateServiceUser, useRemoveAssignment, type Assignment } from '../../api/settings';
 import { useTenantUserOptions } from '../../api/users';
-import { CreateUserModal } from './CreateUserModal';
+import { CreateUserModal } from '../../components/CreateUserModal';
+import { notifySuccess } from '../../lib/notify';
+import { ROLE_OPTIONS } from '../../lib/roles';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { useSubmit } from '../../lib/useSubmit';
 
-import { ROLE_OPTIONS } from './roleOptions';
+const ASSIGNMENT_ADDED = 'User assignment added.';
 
 interface Props {
   serviceId: string;
@@ -26,10 +31,11 @@ export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: P
   const assign = useAssignUser(serviceId);
   const change = useChangeAssignment(serviceId);
   const remove = useRemoveAssignment(serviceId);
-  const [userId, setUserId] = useState<string | null>(null);
-  const [userEmail, setUserEmail] = useState('');
-  const [role, setRole] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const createUser = useCreateServiceUser(serviceId);
+  // Checked as the server checks the call it makes: a user picked from the tenant's users, or one
+  // named by email by someone who manages this service through an assignment.
+  const form = useSchemaForm(canManageUsers ? assignUserSchema : createServiceRoleSchema, { serviceId, userId: '', userEmail: '', role: '' });
+  const { busy, error, run } = useSubmit(M.failedAddAssignment);
   const [creating, setCreating] = useState(false);
 
   const [userSearch, setUserSearch] = useState('');
@@ -47,26 +53,15 @@ export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: P
     return picked && !options.some((o) => o.value === picked.value) ? [picked, ...options] : options;
   }, [found.data, assigned, picked]);
 
-  const add = (e: FormEvent) => {
-    e.preventDefault();
-    const email = userEmail.trim();
-    if (canManageUsers ? !userId : !email) return setError(M.selectUser);
-    if (!role) return setError(M.selectRole);
-    setError(null);
-    assign.mutate(
-      canManageUsers ? { userId: userId!, role: role as Role } : { userEmail: email, role: role as Role },
-      {
-        onSuccess: () => {
-          setUserId(null);
-          setPicked(null);
-          setUserSearch('');
-          setUserEmail('');
-          setRole(null);
-        },
-        onError: (err) => setError(messageOf(err, M.failedAddAssignment)),
-      },
-    );
-  };
+  const add = form.onSubmit(async ({ userId, userEmail, role }) => {
+    const body = canManageUsers ? { userId, role: role as Role } : { userEmail: userEmail.trim(), role: role as Role };
+    if (await run(() => assign.mutateAsync(body))) {
+      form.reset();
+      setPicked(null);
+      setUserSearch('');
+      notifySuccess(ASSIGNMENT_ADDED);
+    }
+  });
 
   const onChangeRole = (a: Assignment, next: string | null) => {
     if (!next || next === a.role) return;
@@ -131,11 +126,13 @@ export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: P
                 label="User"
                 placeholder="Select a user"
                 data={candidates}
-                value={userId}
+                value={form.values.userId || null}
                 onChange={(value, option) => {
-                  setUserId(value);
+                  form.setFieldValue('userId', value ?? '');
                   setPicked(value && option ? { value, label: option.label } : null);
                 }}
+                onBlur={() => form.validateField('userId')}
+                error={form.errors.userId}
                 searchable
                 searchValue={userSearch}
                 onSearchChange={setUserSearch}
@@ -150,13 +147,12 @@ export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: P
                 description="A user of this tenant"
                 type="email"
                 placeholder="name@example.com"
-                value={userEmail}
-                onChange={(e) => setUserEmail(e.currentTarget.value)}
+                {...form.getInputProps('userEmail')}
                 style={{ flex: '1 1 260px' }}
               />
             )}
-            <Select label="Role" placeholder="Select a role" data={ROLE_OPTIONS} value={role} onChange={setRole} w={160} />
-            <Button type="submit" loading={assign.isPending}>
+            <Select label="Role" placeholder="Select a role" data={ROLE_OPTIONS} {...form.getInputProps('role')} value={form.values.role || null} w={160} />
+            <Button type="submit" loading={busy}>
               Add Assignment
             </Button>
             {canManageUsers ? (
@@ -172,7 +168,19 @@ export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: P
           ) : null}
         </Stack>
       </form>
-      {canManageUsers ? <CreateUserModal serviceId={serviceId} opened={creating} onClose={() => setCreating(false)} /> : null}
+      {canManageUsers ? (
+        <CreateUserModal
+          title="Create New User"
+          opened={creating}
+          schema={createServiceUserSchema}
+          initialRole="reader"
+          withAssign
+          onClose={() => setCreating(false)}
+          onCreate={({ email, name, role, password, assign: assignToService }) =>
+            createUser.mutateAsync({ email, name, role, password, assign: assignToService })
+          }
+        />
+      ) : null}
     </Stack>
   );
 }

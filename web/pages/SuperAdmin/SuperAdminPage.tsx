@@ -1,23 +1,34 @@
 import { Button, Stack } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useCallback, useMemo, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
-import { useAdminTenantPages, useAdminUserPages, usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
+import {
+  useAdminTenantPages,
+  useAdminUserPages,
+  usePanelData,
+  useCreateAdminUser,
+  useDeleteAdminUser,
+  useUpdateMemberships,
+  type AdminUser,
+} from '../../api/admin';
 import { useArchiveTenant, useCreateTenant, useDeleteTenant, useUnarchiveTenant, useUpdateTenant, type Tenant } from '../../api/tenants';
 import { startImpersonation, stopImpersonation } from '../../api/impersonation';
 import { AppLayout } from '../../components/AppLayout';
 import { PageHeader } from '../../components/PageHeader';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { CreateUserModal } from '../../components/CreateUserModal';
+import { MessageBar } from '../../components/MessageBar';
 import { useSession } from '../../session/SessionProvider';
 import { storage } from '../../api/storage';
-import { ConfirmModal } from './components/ConfirmModal';
-import { CreateUserModal } from './components/CreateUserModal';
+import { createAdminUserSchema } from '../../../common/schemas/users';
 import { ImpersonateModal } from './components/ImpersonateModal';
 import { MembershipsModal } from './components/MembershipsModal';
-import { MessageBar } from './components/MessageBar';
-import { CreateTenantModal, DeleteTenantModal, EditTenantModal } from './components/TenantModals';
+import { CreateTenantModal, EditTenantModal } from './components/TenantModals';
+import { TenantSelect } from './components/TenantSelect';
 import { TenantManagement } from './components/TenantManagement';
 import { UserManagement, type GroupFilter } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';
@@ -82,6 +93,8 @@ export default function SuperAdminPage() {
     const answer = await startImpersonation(target.id, target.tenant_id, reason);
     establish(answer.token, answer);
     storage.clearActiveTenant();
+    // The reason typed is spent: the modal closes first, so that leaving the page asks nothing.
+    flushSync(() => setImpersonating(null));
     window.location.assign('/');
   };
 
@@ -123,7 +136,10 @@ export default function SuperAdminPage() {
           onEdit={setEditing}
           onArchive={setArchiving}
           onUnarchive={(t) => void attempt(() => unarchiveTenant.mutateAsync(t.id), M.failedUnarchiveTenant)}
-          onDelete={setDeletingTenant}
+          onDelete={(t) => {
+            deleteTenant.reset();
+            setDeletingTenant(t);
+          }}
         />
         <UserManagement
           users={userRows}
@@ -144,72 +160,56 @@ export default function SuperAdminPage() {
         <AdminAuditLog />
       </Stack>
 
-      <CreateTenantModal
-        opened={creatingTenant}
-        onClose={() => setCreatingTenant(false)}
-        onCreate={async (input) => {
-          await createTenant.mutateAsync(input);
-          setCreatingTenant(false);
-        }}
-      />
-      <EditTenantModal
-        tenant={editing}
-        onClose={() => setEditing(null)}
-        onSave={async (name) => {
-          await updateTenant.mutateAsync({ id: editing!.id, name });
-          setEditing(null);
-        }}
-      />
-      <ConfirmModal
+      <CreateTenantModal opened={creatingTenant} onClose={() => setCreatingTenant(false)} onCreate={(input) => createTenant.mutateAsync(input)} />
+      <EditTenantModal tenant={editing} onClose={() => setEditing(null)} onSave={(name) => updateTenant.mutateAsync({ id: editing!.id, name })} />
+      <ConfirmDialog
         opened={archiving !== null}
         title="Archive Tenant"
         message={M.archiveTenantConfirm}
         confirmLabel="Archive"
         onClose={() => setArchiving(null)}
-        onConfirm={async () => {
+        onConfirm={() => {
           const target = archiving!;
           setArchiving(null);
-          await attempt(() => archiveTenant.mutateAsync(target.id), M.failedArchiveTenant);
+          void attempt(() => archiveTenant.mutateAsync(target.id), M.failedArchiveTenant);
         }}
       />
-      <DeleteTenantModal
-        tenant={deletingTenant}
+      <ConfirmDialog
+        opened={deletingTenant !== null}
+        title="Delete Tenant Permanently"
+        message={`This permanently deletes ${deletingTenant?.name ?? ''}: its services, categories, aspects, availabilities, snapshots, templates, audit logs, and every user whose primary tenant it is. ${M.cannotBeUndone}.`}
+        confirmLabel="Delete Permanently"
+        requireTypedDelete
+        busy={deleteTenant.isPending}
+        error={deleteTenant.isError ? messageOf(deleteTenant.error, M.failedDeleteTenant) : null}
         onClose={() => setDeletingTenant(null)}
-        onDelete={async () => {
-          await deleteTenant.mutateAsync(deletingTenant!.id);
-          setDeletingTenant(null);
-        }}
+        onConfirm={() => deleteTenant.mutate(deletingTenant!.id, { onSuccess: () => setDeletingTenant(null) })}
       />
       <CreateUserModal
         title="Create User"
         opened={creatingUser}
-        withTenant
+        schema={createAdminUserSchema}
+        tenantField={(field) => <TenantSelect label="Tenant" placeholder="Select a tenant" withAsterisk includeArchived={false} {...field} />}
         onClose={() => setCreatingUser(false)}
-        onCreate={async ({ tenantId, ...rest }) => {
-          await createUser.mutateAsync({ ...rest, tenant_id: tenantId });
-          setCreatingUser(false);
-        }}
+        onCreate={({ email, name, role, tenantId, password }) => createUser.mutateAsync({ email, name, role, password, tenant_id: tenantId })}
       />
       <MembershipsModal
         user={managing}
         includeArchived={showArchived}
         onClose={() => setManaging(null)}
-        onSave={async (tenantIds) => {
-          await updateMemberships.mutateAsync({ id: managing!.id, tenantIds });
-          setManaging(null);
-        }}
+        onSave={(tenantIds) => updateMemberships.mutateAsync({ id: managing!.id, tenantIds })}
       />
       <ImpersonateModal user={impersonating} onClose={() => setImpersonating(null)} onStart={(reason) => impersonate(impersonating!, reason)} />
-      <ConfirmModal
+      <ConfirmDialog
         opened={deletingUser !== null}
         title="Delete User"
         message={`Delete ${deletingUser?.name ?? ''} (${deletingUser?.email ?? ''})? ${M.cannotBeUndone}.`}
         confirmLabel="Delete"
         onClose={() => setDeletingUser(null)}
-        onConfirm={async () => {
+        onConfirm={() => {
           const target = deletingUser!;
           setDeletingUser(null);
-          await attempt(() => deleteUser.mutateAsync(target.id), M.failedDeleteUser);
+          void attempt(() => deleteUser.mutateAsync(target.id), M.failedDeleteUser);
         }}
       />
     </AppLayout>

@@ -5,14 +5,16 @@ import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
+import { createTenantUserSchema } from '../../../common/schemas/users';
+import { useTenantAudit } from '../../api/audit';
 import { useCreateTenantUser, useDeleteTenantUser, useTenantUserPages, type TenantUser } from '../../api/users';
 import { AppLayout } from '../../components/AppLayout';
+import { AuditLogTable } from '../../components/AuditLogTable';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { CreateUserModal } from '../../components/CreateUserModal';
+import { MessageBar } from '../../components/MessageBar';
 import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
-import { ConfirmModal } from '../SuperAdmin/components/ConfirmModal';
-import { CreateUserModal } from '../SuperAdmin/components/CreateUserModal';
-import { MessageBar } from '../SuperAdmin/components/MessageBar';
-import { TenantAuditLog } from './TenantAuditLog';
 import { TenantUserTable } from './TenantUserTable';
 
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
@@ -29,17 +31,21 @@ export default function TenantSettingsPage() {
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   const createUser = useCreateTenantUser();
   const deleteUser = useDeleteTenantUser();
+  const audit = useTenantAudit();
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [adding, setAdding] = useState(false);
   const [deleting, setDeleting] = useState<TenantUser | null>(null);
 
   // Stable, so that the rows in the page are not rendered again on every keystroke of the search.
-  const askDelete = useCallback((target: TenantUser) => {
-    setMessage(null);
-    if (target.id === user?.id) return setMessage(M.cannotDeleteOwnAccount);
-    setDeleting(target);
-  }, [user?.id]);
+  const askDelete = useCallback(
+    (target: TenantUser) => {
+      setMessage(null);
+      if (target.id === user?.id) return setMessage(M.cannotDeleteOwnAccount);
+      setDeleting(target);
+    },
+    [user?.id],
+  );
 
   const loadError = users.isError && !loadErrorDismissed ? messageOf(users.error, M.failedLoadUsers) : null;
 
@@ -76,18 +82,21 @@ export default function TenantSettingsPage() {
         {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}
       </Paper>
-      <TenantAuditLog />
+      <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-audit-log">
+        <Title order={2} size="h3" id="tenant-audit-log" mb="md">
+          Audit Log
+        </Title>
+        <AuditLogTable audit={audit} />
+      </Paper>
 
       <CreateUserModal
         title="Add User"
         opened={adding}
+        schema={createTenantUserSchema}
         onClose={() => setAdding(false)}
-        onCreate={async (input) => {
-          await createUser.mutateAsync({ email: input.email, name: input.name, role: input.role, password: input.password });
-          setAdding(false);
-        }}
+        onCreate={({ email, name, role, password }) => createUser.mutateAsync({ email, name, role, password })}
       />
-      <ConfirmModal
+      <ConfirmDialog
         opened={deleting !== null}
         title="Delete User"
         message={
@@ -97,14 +106,10 @@ export default function TenantSettingsPage() {
         }
         confirmLabel="Delete"
         onClose={() => setDeleting(null)}
-        onConfirm={async () => {
+        onConfirm={() => {
           const target = deleting!;
           setDeleting(null);
-          try {
-            await deleteUser.mutateAsync(target.id);
-          } catch (err) {
-            setMessage(messageOf(err, M.failedDeleteUser));
-          }
+          deleteUser.mutate(target.id, { onError: (err) => setMessage(messageOf(err, M.failedDeleteUser)) });
         }}
       />
     </AppLayout>

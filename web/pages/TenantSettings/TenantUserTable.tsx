@@ -2,7 +2,7 @@ import { Badge, Button, Table } from '@mantine/core';
 import { useCallback } from 'react';
 import type { TenantUser } from '../../api/users';
 import { PagedTable } from '../../components/PagedTable';
-import { roleLabel } from '../SuperAdmin/components/CreateUserModal';
+import { roleLabel } from '../../lib/roles';
 import { formatDate } from '../SuperAdmin/components/TenantManagement';
 
 const HEADINGS = ['Name', 'Email', 'Role', 'Auth Provider', 'Created', 'Delete'];

@@ -1,10 +1,7 @@
 import { Group, Paper, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { M } from '../../../../common/messages';
-import { messageOf } from '../../../api/client';
 import { PLATFORM_LOG, useAdminAudit } from '../../../api/audit';
-import { AuditLogTable } from './AuditLogTable';
-import { MessageBar } from './MessageBar';
+import { AuditLogTable } from '../../../components/AuditLogTable';
 import { TenantSelect } from './TenantSelect';
 
 const PLATFORM_OPTION = [{ value: PLATFORM_LOG, label: 'Platform (no tenant)' }];
@@ -17,8 +14,6 @@ const PLATFORM_OPTION = [{ value: PLATFORM_LOG, label: 'Platform (no tenant)' }]
 export function AdminAuditLog() {
   const [choice, setChoice] = useState<string | null>(null);
   const audit = useAdminAudit(choice);
-  const [dismissed, setDismissed] = useState(false);
-  const error = audit.isError && !dismissed ? messageOf(audit.error, M.failedLoadData) : null;
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="admin-audit-log">
       <Group justify="space-between" mb="md" wrap="wrap">
@@ -31,25 +26,16 @@ export function AdminAuditLog() {
           includeArchived
           extra={PLATFORM_OPTION}
           value={choice}
-          onChange={(v) => {
-            setDismissed(false);
-            setChoice(v);
-          }}
+          onChange={setChoice}
           allowDeselect={false}
           w={280}
         />
       </Group>
-      <MessageBar message={error} onClose={() => setDismissed(true)} />
       {choice === null ? (
         <Text c="dimmed">Choose a tenant, or the platform, to read its audit log.</Text>
       ) : (
-        <AuditLogTable
-          entries={audit.data?.pages.flatMap((p) => p.entries) ?? []}
-          loading={audit.isLoading}
-          hasMore={Boolean(audit.hasNextPage)}
-          loadingMore={audit.isFetchingNextPage}
-          onLoadMore={() => void audit.fetchNextPage()}
-        />
+        // Another log chosen: a failure dismissed for the last one does not hide this one's.
+        <AuditLogTable key={choice} audit={audit} />
       )}
     </Paper>
   );

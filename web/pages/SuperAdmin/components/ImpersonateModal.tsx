@@ -1,9 +1,12 @@
-import { Alert, Button, Group, Modal, Stack, Text, Textarea } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { Text, Textarea } from '@mantine/core';
+import { useEffect, useRef } from 'react';
 import { M } from '../../../../common/messages';
-import { impersonationReasonField, MAX_IMPERSONATION_REASON_LENGTH } from '../../../../common/schemas/users';
-import { messageOf } from '../../../api/client';
+import { MAX_IMPERSONATION_REASON_LENGTH, startImpersonationSchema } from '../../../../common/schemas/users';
 import type { AdminUser } from '../../../api/admin';
+import { CatalogModal } from '../../../components/CatalogModal';
+import { ModalForm } from '../../../components/ModalForm';
+import { useSchemaForm } from '../../../lib/schemaForm';
+import { useSubmit } from '../../../lib/useSubmit';
 
 interface Props {
   /** The user to impersonate; null keeps the modal closed. */
@@ -15,69 +18,39 @@ interface Props {
 
 /**
  * Asks before an impersonation starts: whom, in which tenant, and (optionally) why. The reason is
- * checked with the server's own rule and goes into the tenant's audit log.
+ * checked with the server's own schema for the request and goes into the tenant's audit log.
  */
 export function ImpersonateModal({ user, onClose, onStart }: Props) {
-  const [reason, setReason] = useState('');
-  const [reasonError, setReasonError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useSchemaForm(startImpersonationSchema, { userId: '', tenantId: '', reason: '' });
+  const { busy, error, setError, run } = useSubmit(M.failedStartImpersonation);
+  const formRef = useRef(form);
+  formRef.current = form;
   useEffect(() => {
-    if (user) {
-      setReason('');
-      setReasonError(null);
-      setError(null);
-    }
-  }, [user]);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const parsed = impersonationReasonField.safeParse(reason);
-    if (!parsed.success) return setReasonError(parsed.error.issues[0]?.message ?? M.requestFailed);
-    setReasonError(null);
+    if (!user) return;
+    formRef.current.setInitialValues({ userId: user.id, tenantId: user.tenant_id, reason: '' });
+    formRef.current.reset();
     setError(null);
-    setBusy(true);
-    try {
-      await onStart(parsed.data);
-    } catch (err) {
-      setError(messageOf(err, M.failedStartImpersonation));
-      setBusy(false);
-    }
-  };
+  }, [user, setError]);
+
+  // A started impersonation reloads the page: there is nothing to acknowledge here.
+  const submit = form.onSubmit(({ reason }) => void run(() => onStart(reason.trim() || undefined)));
 
   return (
-    <Modal opened={user !== null} onClose={onClose} title="Impersonate User" centered withinPortal={false} closeButtonProps={{ 'aria-label': 'Close' }}>
-      <form onSubmit={(e) => void submit(e)} noValidate>
-        <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
-          <Text>
-            Impersonate {user?.name} ({user?.email}) in {user?.tenant_name ?? 'their tenant'}? You will see and do exactly what they can
-            until you stop or log out.
-          </Text>
-          <Textarea
-            label="Reason"
-            description={`Optional, at most ${MAX_IMPERSONATION_REASON_LENGTH} characters. Recorded in the tenant's audit log.`}
-            value={reason}
-            onChange={(e) => setReason(e.currentTarget.value)}
-            error={reasonError}
-            autosize
-            minRows={2}
-            data-autofocus
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Start
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <CatalogModal opened={user !== null} onClose={onClose} title="Impersonate User" dirty={form.isDirty()}>
+      <ModalForm onSubmit={submit} error={error} busy={busy} action="Start">
+        <Text size="sm">
+          Impersonate {user?.name} ({user?.email}) in {user?.tenant_name ?? 'their tenant'}? You will see and do exactly what they can until you stop or log
+          out.
+        </Text>
+        <Textarea
+          label="Reason"
+          description={`Optional, at most ${MAX_IMPERSONATION_REASON_LENGTH} characters. Recorded in the tenant's audit log.`}
+          {...form.getInputProps('reason')}
+          autosize
+          minRows={2}
+          data-autofocus
+        />
+      </ModalForm>
+    </CatalogModal>
   );
 }

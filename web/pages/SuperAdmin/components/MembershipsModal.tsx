@@ -1,40 +1,51 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Checkbox, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS } from '../../../../common/limits';
 import { M } from '../../../../common/messages';
+import { membershipsSchema } from '../../../../common/schemas/users';
 import { messageOf } from '../../../api/client';
 import { useTenantOptions, useTenantsById, type AdminUser } from '../../../api/admin';
 import type { Tenant } from '../../../api/tenants';
-import { useSubmit } from './TenantModals';
+import { CatalogModal } from '../../../components/CatalogModal';
+import { ModalForm } from '../../../components/ModalForm';
+import { notifySuccess } from '../../../lib/notify';
+import { useSchemaForm } from '../../../lib/schemaForm';
+import { useSubmit } from '../../../lib/useSubmit';
 import { TENANT_OPTIONS_PAGE } from './TenantSelect';
+
+const MEMBERSHIPS_SAVED = 'Tenant memberships saved.';
 
 interface Props {
   user: AdminUser | null;
   /** Whether archived tenants are offered to join (as the panel's 'Show Archived Tenants'). */
   includeArchived: boolean;
   onClose: () => void;
-  onSave: (tenantIds: string[]) => Promise<void>;
+  onSave: (tenantIds: string[]) => Promise<unknown>;
 }
 
 /**
  * Manage Tenant Memberships: one checkbox per tenant the user belongs to (their names looked up
  * by id, archived ones included), and one per tenant found by a search on the server, at most a
- * page of them; the primary tenant must stay.
+ * page of them. The form asks for at least one tenant; that the primary tenant stays is the
+ * server's answer, as it knows the user.
  */
 export function MembershipsModal({ user, includeArchived, onClose, onSave }: Props) {
-  const [checked, setChecked] = useState<string[]>([]);
+  const form = useSchemaForm(membershipsSchema, { tenantIds: [] as string[] });
+  const formRef = useRef(form);
+  formRef.current = form;
   // Tenants shown whatever the search: the user's own, and those checked since the modal opened.
   const [kept, setKept] = useState<Tenant[]>([]);
   const [typed, setTyped] = useState('');
-  const { busy, error, setError, run } = useSubmit();
+  const { busy, error, setError, run } = useSubmit(M.failedUpdateMemberships);
   const members = useTenantsById(user?.tenant_ids ?? [], user !== null);
   const [search] = useDebouncedValue(typed.trim(), SEARCH_DEBOUNCE_MS);
   const found = useTenantOptions(search, includeArchived, user !== null, TENANT_OPTIONS_PAGE);
 
   useEffect(() => {
     if (user) {
-      setChecked(user.tenant_ids);
+      formRef.current.setInitialValues({ tenantIds: user.tenant_ids });
+      formRef.current.reset();
       setKept([]);
       setTyped('');
       setError(null);
@@ -50,39 +61,40 @@ export function MembershipsModal({ user, includeArchived, onClose, onSave }: Pro
   const onChange = (next: string[]) => {
     const added = shown.results.filter((t) => next.includes(t.id));
     if (added.length) setKept((k) => [...k, ...added]);
-    setChecked(next);
+    form.setFieldValue('tenantIds', next);
   };
 
-  const save = () => {
-    if (!user) return;
-    const ids = [...new Set(checked)];
-    if (ids.length === 0) return setError(M.membershipAtLeastOne);
-    if (!ids.includes(user.tenant_id)) return setError(M.membershipPrimary);
-    void run(() => onSave(ids));
-  };
+  const save = form.onSubmit(async ({ tenantIds }) => {
+    if (await run(() => onSave([...new Set(tenantIds)]))) {
+      notifySuccess(MEMBERSHIPS_SAVED);
+      onClose();
+    }
+  });
 
   const label = (t: Tenant) => `${t.name}${t.id === user?.tenant_id ? ' (primary)' : ''}${t.archived ? ' (archived)' : ''}`;
   const loadError = members.isError ? messageOf(members.error, M.failedLoadTenants) : found.isError ? messageOf(found.error, M.failedLoadTenants) : null;
 
   return (
-    <Modal opened={user !== null} onClose={onClose} title="Manage Tenant Memberships" centered withinPortal={false} closeButtonProps={{ 'aria-label': 'Close' }}>
-      <Stack>
-        {error || loadError ? (
-          <Alert color="red" role="alert">
-            {error ?? loadError}
+    <CatalogModal opened={user !== null} onClose={onClose} title="Manage Tenant Memberships" dirty={form.isDirty()}>
+      <ModalForm onSubmit={save} error={error} busy={busy} disabled={members.isLoading} action="Save">
+        {loadError ? (
+          <Alert color="red" role="alert" variant="light" c="red.9">
+            {loadError}
           </Alert>
         ) : null}
-        <Text size="sm">
-          Tenants {user?.name} belongs to. The primary tenant must stay.
-        </Text>
+        <Text size="sm">Tenants {user?.name} belongs to. The primary tenant must stay.</Text>
         <TextInput
           label="Find a tenant"
           description="Search by name or slug to add a tenant."
           placeholder="Search tenants"
           value={typed}
           onChange={(e) => setTyped(e.currentTarget.value)}
+          // Enter in the search is not a save.
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') e.preventDefault();
+          }}
         />
-        <Checkbox.Group label="Tenants" value={checked} onChange={onChange}>
+        <Checkbox.Group label="Tenants" value={form.values.tenantIds} onChange={onChange} error={form.errors.tenantIds}>
           <Stack gap="xs" mt="xs">
             {members.isLoading ? (
               <Text size="sm" c="dimmed">
@@ -94,15 +106,7 @@ export function MembershipsModal({ user, includeArchived, onClose, onSave }: Pro
             ))}
           </Stack>
         </Checkbox.Group>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button onClick={save} loading={busy} disabled={members.isLoading}>
-            Save
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+      </ModalForm>
+    </CatalogModal>
   );
 }

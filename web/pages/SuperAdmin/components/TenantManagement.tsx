@@ -34,7 +34,15 @@ export function TenantManagement(p: Props) {
       <>
         <Table.Td>{t.name}</Table.Td>
         <Table.Td>{t.slug}</Table.Td>
-        <Table.Td>{t.archived ? <Badge color="dark">ARCHIVED</Badge> : <Badge color="dark" variant="outline">Active</Badge>}</Table.Td>
+        <Table.Td>
+          {t.archived ? (
+            <Badge color="dark">ARCHIVED</Badge>
+          ) : (
+            <Badge color="dark" variant="outline">
+              Active
+            </Badge>
+          )}
+        </Table.Td>
         <Table.Td>{formatDate(t.created_at)}</Table.Td>
         <Table.Td>
           <Group gap="xs" wrap="nowrap">
@@ -76,15 +84,18 @@ export function TenantManagement(p: Props) {
         </Group>
       </Group>
       <Group mb="md" wrap="wrap">
-        <TextInput
-          label="Search tenants"
-          placeholder="Search by name or slug"
-          value={p.search}
-          onChange={(e) => p.onSearch(e.currentTarget.value)}
-          miw={260}
-        />
+        <TextInput label="Search tenants" placeholder="Search by name or slug" value={p.search} onChange={(e) => p.onSearch(e.currentTarget.value)} miw={260} />
       </Group>
-      <PagedTable label="Tenants" headings={HEADINGS} rows={p.tenants} rowKey={keyOf} cells={cells} complete={p.complete} onNearEnd={p.onNearEnd} minWidth={640} />
+      <PagedTable
+        label="Tenants"
+        headings={HEADINGS}
+        rows={p.tenants}
+        rowKey={keyOf}
+        cells={cells}
+        complete={p.complete}
+        onNearEnd={p.onNearEnd}
+        minWidth={640}
+      />
       {p.complete && p.tenants.length === 0 ? (
         <Text c="dimmed" mt="sm">
           No tenants.

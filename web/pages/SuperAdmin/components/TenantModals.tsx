@@ -1,179 +1,102 @@
-import { Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { TextInput } from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
 import { M } from '../../../../common/messages';
-import { DELETE_CONFIRMATION_WORD } from '../../../../common/limits';
-import { SLUG_PATTERN, autoSlug } from '../../../../common/slug';
+import { autoSlug } from '../../../../common/slug';
+import { createTenantSchema, updateTenantSchema } from '../../../../common/schemas/tenants';
 import type { Tenant } from '../../../api/tenants';
+import { CatalogModal } from '../../../components/CatalogModal';
+import { ModalForm } from '../../../components/ModalForm';
+import { notifySuccess } from '../../../lib/notify';
+import { useSchemaForm } from '../../../lib/schemaForm';
+import { useSubmit } from '../../../lib/useSubmit';
 
-interface FormProps {
-  opened: boolean;
-  onClose: () => void;
-}
-
-/** Runs a submit, keeping its error inline in the modal. */
-function useSubmit() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const run = async (fn: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : M.requestFailed);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, setError, run };
-}
+const DONE = { tenantCreated: 'Tenant created.', tenantSaved: 'Tenant saved.' } as const;
 
 /** Create Tenant: the slug follows the name until it is edited by hand. */
-export function CreateTenantModal({ opened, onClose, onCreate }: FormProps & { onCreate: (input: { name: string; slug: string }) => Promise<void> }) {
-  const [name, setName] = useState('');
-  const [slug, setSlug] = useState('');
+export function CreateTenantModal({
+  opened,
+  onClose,
+  onCreate,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onCreate: (input: { name: string; slug: string }) => Promise<unknown>;
+}) {
+  const form = useSchemaForm(createTenantSchema, { name: '', slug: '' });
   const [slugEdited, setSlugEdited] = useState(false);
-  const { busy, error, setError, run } = useSubmit();
+  const { busy, error, setError, run } = useSubmit(M.failedCreateTenant);
+  const formRef = useRef(form);
+  formRef.current = form;
   useEffect(() => {
-    if (opened) {
-      setName('');
-      setSlug('');
-      setSlugEdited(false);
-      setError(null);
-    }
+    if (!opened) return;
+    formRef.current.reset();
+    setSlugEdited(false);
+    setError(null);
   }, [opened, setError]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!name.trim()) return setError(M.tenantNameRequired);
-    if (!slug.trim()) return setError(M.slugRequired);
-    if (!SLUG_PATTERN.test(slug)) return setError(M.slugPattern);
-    void run(() => onCreate({ name: name.trim(), slug }));
-  };
+
+  const submit = form.onSubmit(async ({ name, slug }) => {
+    if (await run(() => onCreate({ name: name.trim(), slug }))) {
+      form.reset();
+      notifySuccess(DONE.tenantCreated);
+      onClose();
+    }
+  });
+  const name = form.getInputProps('name');
+  const slug = form.getInputProps('slug');
   return (
-    <Modal opened={opened} onClose={onClose} title="Create Tenant" centered withinPortal={false} closeButtonProps={{ 'aria-label': 'Close' }}>
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
-          <TextInput
-            label="Name"
-            required
-            data-autofocus
-            value={name}
-            onChange={(e) => {
-              const value = e.currentTarget.value;
-              setName(value);
-              if (!slugEdited) setSlug(autoSlug(value));
-            }}
-          />
-          <TextInput
-            label="Slug"
-            required
-            description="Lowercase letters, digits and hyphens; it cannot be changed later."
-            value={slug}
-            onChange={(e) => {
-              setSlug(e.currentTarget.value);
-              setSlugEdited(true);
-            }}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Create Tenant
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <CatalogModal opened={opened} onClose={onClose} title="Create Tenant" dirty={form.isDirty()}>
+      <ModalForm onSubmit={submit} error={error} busy={busy} action="Create Tenant">
+        <TextInput
+          label="Name"
+          withAsterisk
+          data-autofocus
+          {...name}
+          onChange={(e) => {
+            const value = e.currentTarget.value;
+            form.setValues(slugEdited ? { name: value } : { name: value, slug: autoSlug(value) });
+          }}
+        />
+        <TextInput
+          label="Slug"
+          withAsterisk
+          description="Lowercase letters, digits and hyphens; it cannot be changed later."
+          {...slug}
+          onChange={(e) => {
+            form.setFieldValue('slug', e.currentTarget.value);
+            setSlugEdited(true);
+          }}
+        />
+      </ModalForm>
+    </CatalogModal>
   );
 }
 
 /** Edit Tenant: only the name changes; the slug is shown read-only. */
-export function EditTenantModal({ tenant, onClose, onSave }: { tenant: Tenant | null; onClose: () => void; onSave: (name: string) => Promise<void> }) {
-  const [name, setName] = useState('');
-  const { busy, error, setError, run } = useSubmit();
+export function EditTenantModal({ tenant, onClose, onSave }: { tenant: Tenant | null; onClose: () => void; onSave: (name: string) => Promise<unknown> }) {
+  const form = useSchemaForm(updateTenantSchema, { name: '' });
+  const { busy, error, setError, run } = useSubmit(M.failedUpdateTenant);
+  const formRef = useRef(form);
+  formRef.current = form;
   useEffect(() => {
-    if (tenant) {
-      setName(tenant.name);
-      setError(null);
-    }
+    if (!tenant) return;
+    // The tenant's name is where editing starts: only a change of it is unsaved work.
+    formRef.current.setInitialValues({ name: tenant.name });
+    formRef.current.reset();
+    setError(null);
   }, [tenant, setError]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!name.trim()) return setError(M.tenantNameRequired);
-    void run(() => onSave(name.trim()));
-  };
+
+  const submit = form.onSubmit(async ({ name }) => {
+    if (await run(() => onSave(name.trim()))) {
+      notifySuccess(DONE.tenantSaved);
+      onClose();
+    }
+  });
   return (
-    <Modal opened={tenant !== null} onClose={onClose} title="Edit Tenant" centered withinPortal={false} closeButtonProps={{ 'aria-label': 'Close' }}>
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
-          <TextInput label="Name" required data-autofocus value={name} onChange={(e) => setName(e.currentTarget.value)} />
-          <TextInput label="Slug" value={tenant?.slug ?? ''} readOnly description="A tenant's slug cannot be changed." />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Save
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <CatalogModal opened={tenant !== null} onClose={onClose} title="Edit Tenant" dirty={form.isDirty()}>
+      <ModalForm onSubmit={submit} error={error} busy={busy} action="Save">
+        <TextInput label="Name" withAsterisk data-autofocus {...form.getInputProps('name')} />
+        <TextInput label="Slug" value={tenant?.slug ?? ''} readOnly description="A tenant's slug cannot be changed." />
+      </ModalForm>
+    </CatalogModal>
   );
 }
-
-/** Permanent delete: the word DELETE must be typed exactly. */
-export function DeleteTenantModal({ tenant, onClose, onDelete }: { tenant: Tenant | null; onClose: () => void; onDelete: () => Promise<void> }) {
-  const [typed, setTyped] = useState('');
-  const { busy, error, setError, run } = useSubmit();
-  useEffect(() => {
-    if (tenant) {
-      setTyped('');
-      setError(null);
-    }
-  }, [tenant, setError]);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (typed !== DELETE_CONFIRMATION_WORD) return setError(M.typeDelete);
-    void run(onDelete);
-  };
-  return (
-    <Modal opened={tenant !== null} onClose={onClose} title="Delete Tenant Permanently" centered withinPortal={false} closeButtonProps={{ 'aria-label': 'Close' }}>
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
-          <Text>
-            This permanently deletes {tenant?.name}: its services, categories, aspects, availabilities, snapshots, templates, audit
-            logs, and every user whose primary tenant it is. {M.cannotBeUndone}.
-          </Text>
-          <TextInput label={`Type ${DELETE_CONFIRMATION_WORD} to confirm`} data-autofocus value={typed} onChange={(e) => setTyped(e.currentTarget.value)} autoComplete="off" />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" color="red.9" loading={busy}>
-              Delete Permanently
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
-
-export { useSubmit };

@@ -9,7 +9,7 @@ export const TENANT_OPTIONS_PAGE = 20;
 
 type Option = { value: string; label: string };
 
-interface Props extends Pick<SelectProps, 'label' | 'placeholder' | 'required' | 'w' | 'style' | 'allowDeselect'> {
+interface Props extends Pick<SelectProps, 'label' | 'placeholder' | 'required' | 'withAsterisk' | 'error' | 'onBlur' | 'w' | 'style' | 'allowDeselect'> {
   value: string | null;
   onChange: (id: string | null) => void;
   /** Whether archived tenants are offered (marked as such). */

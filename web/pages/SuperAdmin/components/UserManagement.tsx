@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Group, NativeSelect, Paper, Table, Text, TextInpu
 import { useCallback } from 'react';
 import { PagedTable } from '../../../components/PagedTable';
 import type { AdminUser, PanelData } from '../../../api/admin';
-import { roleLabel } from './CreateUserModal';
+import { roleLabel } from '../../../lib/roles';
 
 export type GroupFilter = 'all' | 'manual' | 'entra_auto';
 
@@ -44,7 +44,9 @@ export function UserManagement(p: Props) {
         <Table.Td>{u.tenant_name ?? ''}</Table.Td>
         <Table.Td>
           {u.id === currentUserId ? (
-            <Badge color="blue.9" variant="outline">You</Badge>
+            <Badge color="blue.9" variant="outline">
+              You
+            </Badge>
           ) : (
             <Group gap="xs" wrap="nowrap">
               <Button size="xs" variant="default" onClick={() => onManageTenants(u)}>
@@ -77,7 +79,12 @@ export function UserManagement(p: Props) {
       {/* Mantine's light orange title is below AA contrast on its tinted band: the band and its
           border carry the colour, the title is dark text. */}
       {p.impersonation ? (
-        <Alert color="orange" mb="md" title="Currently impersonating" styles={{ root: { borderColor: 'var(--mantine-color-orange-8)' }, title: { color: 'var(--mantine-color-text)' } }}>
+        <Alert
+          color="orange"
+          mb="md"
+          title="Currently impersonating"
+          styles={{ root: { borderColor: 'var(--mantine-color-orange-8)' }, title: { color: 'var(--mantine-color-text)' } }}
+        >
           <Group justify="space-between" wrap="wrap">
             <Text size="sm">
               {p.impersonation.impersonated_user.name} ({p.impersonation.impersonated_user.email}) in {p.impersonation.tenant.name}
@@ -89,13 +96,7 @@ export function UserManagement(p: Props) {
         </Alert>
       ) : null}
       <Group mb="md" wrap="wrap">
-        <TextInput
-          label="Search users"
-          placeholder="Search by name or email"
-          value={p.search}
-          onChange={(e) => p.onSearch(e.currentTarget.value)}
-          miw={260}
-        />
+        <TextInput label="Search users" placeholder="Search by name or email" value={p.search} onChange={(e) => p.onSearch(e.currentTarget.value)} miw={260} />
         <NativeSelect
           label="User group"
           value={p.group}

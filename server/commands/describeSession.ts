@@ -9,7 +9,7 @@ import { tenantPermissions } from '../policies';
  * first available one. `permissions` says what the caller may do in the tenant (the access layer's
  * answer), so the web app shows only what the server accepts.
  */
-export async function sessionInfo(db: Executor, user: UserWithTenants, superAdmin: boolean, preferred?: TenantRow | null) {
+export async function describeSession(db: Executor, user: UserWithTenants, superAdmin: boolean, preferred?: TenantRow | null) {
   const available = await listAvailableTenants(db, user, superAdmin);
   const tenant =
     (preferred && available.find((t) => t.id === preferred.id)) ??
