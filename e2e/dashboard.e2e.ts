@@ -106,7 +106,9 @@ test.describe('Dashboard', () => {
     await dialog.getByRole('textbox', { name: 'Slug' }).fill(`payroll-${id}`);
     await dialog.getByRole('button', { name: 'Create Service' }).click();
     await expect(dialog.getByRole('alert')).toContainText('already exists');
+    // What was typed is not thrown away without a word: Escape asks first.
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Discard changes?' }).getByRole('button', { name: 'Discard' }).click();
     await expect(dialog).toBeHidden();
   });
 

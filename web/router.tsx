@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { LoginPage } from './pages/Login/LoginPage';
+import { UnsavedChangesGuard } from './lib/unsavedChanges';
 import { RedirectIfSignedIn, RequireAuth, RequireSuperAdmin, RequireTenantAdmin } from './session/guards';
 
 // Every screen but the login page loads on demand, so signing in downloads only what it needs.
@@ -12,20 +13,25 @@ const TenantSettingsPage = lazy(() => import('./pages/TenantSettings/TenantSetti
 
 const onDemand = (page: ReactNode) => <Suspense fallback={null}>{page}</Suspense>;
 
-/** The routes table of spec section 2. */
+/** The routes table of spec section 2, inside the guard that keeps unsaved work from being left by accident. */
 export const router = createBrowserRouter([
   {
-    path: '/login',
-    element: (
-      <RedirectIfSignedIn>
-        <LoginPage />
-      </RedirectIfSignedIn>
-    ),
+    element: <UnsavedChangesGuard />,
+    children: [
+      {
+        path: '/login',
+        element: (
+          <RedirectIfSignedIn>
+            <LoginPage />
+          </RedirectIfSignedIn>
+        ),
+      },
+      { path: '/', element: <RequireAuth>{onDemand(<DashboardPage />)}</RequireAuth> },
+      { path: '/catalog/:serviceId', element: <RequireAuth>{onDemand(<CatalogPage />)}</RequireAuth> },
+      { path: '/catalog/:serviceId/settings', element: <RequireAuth>{onDemand(<ServiceSettingsPage />)}</RequireAuth> },
+      { path: '/super-admin', element: <RequireSuperAdmin>{onDemand(<SuperAdminPage />)}</RequireSuperAdmin> },
+      { path: '/tenant-settings', element: <RequireTenantAdmin>{onDemand(<TenantSettingsPage />)}</RequireTenantAdmin> },
+      { path: '*', element: <Navigate to="/" replace /> },
+    ],
   },
-  { path: '/', element: <RequireAuth>{onDemand(<DashboardPage />)}</RequireAuth> },
-  { path: '/catalog/:serviceId', element: <RequireAuth>{onDemand(<CatalogPage />)}</RequireAuth> },
-  { path: '/catalog/:serviceId/settings', element: <RequireAuth>{onDemand(<ServiceSettingsPage />)}</RequireAuth> },
-  { path: '/super-admin', element: <RequireSuperAdmin>{onDemand(<SuperAdminPage />)}</RequireSuperAdmin> },
-  { path: '/tenant-settings', element: <RequireTenantAdmin>{onDemand(<TenantSettingsPage />)}</RequireTenantAdmin> },
-  { path: '*', element: <Navigate to="/" replace /> },
 ]);

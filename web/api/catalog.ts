@@ -62,13 +62,13 @@ export function useCreateCategory(serviceId: string) {
   );
 }
 
-export function useUpdateCategory(serviceId: string) {
+export function useUpdateCategory() {
   return useCatalogMutation((vars: { id: string; name: string }) =>
     request<{ category: Category }>(`/categories/${vars.id}`, { method: 'PUT', body: { name: vars.name }, fallback: M.failedUpdateCategory }),
   );
 }
 
-export function useDeleteCategory(serviceId: string) {
+export function useDeleteCategory() {
   return useCatalogMutation((id: string) => request<void>(`/categories/${id}`, { method: 'DELETE', fallback: M.failedDeleteCategory }));
 }
 
@@ -85,14 +85,14 @@ export function useCreateAspect(serviceId: string) {
   );
 }
 
-export function useUpdateAspect(serviceId: string) {
+export function useUpdateAspect() {
   return useCatalogMutation((vars: { id: string; title: string; description: string; isPublic: boolean; version?: number; categoryId?: string }) => {
     const { id, ...body } = vars;
     return request<{ aspect: Aspect }>(`/aspects/${id}`, { method: 'PUT', body, fallback: M.failedUpdateAspect });
   });
 }
 
-export function useDeleteAspect(serviceId: string) {
+export function useDeleteAspect() {
   return useCatalogMutation((id: string) => request<void>(`/aspects/${id}`, { method: 'DELETE', fallback: M.failedDeleteAspect }));
 }
 
@@ -131,7 +131,7 @@ export interface AvailabilityBody {
   expectedValue?: string | null;
 }
 
-export function useSetAvailability(serviceId: string) {
+export function useSetAvailability() {
   return useCatalogMutation((vars: AvailabilityBody) =>
     request<unknown>('/availabilities', { method: 'POST', body: vars, fallback: M.failedUpdateAvailability }),
   );

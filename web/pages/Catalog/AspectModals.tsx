@@ -1,8 +1,12 @@
 import { Button, Checkbox, Group, Loader, Select, Stack, Text, TextInput } from '@mantine/core';
-import { CatalogModal } from '../../components/CatalogModal';
-import { lazy, Suspense, useEffect, useState, type Dispatch, type FormEvent, type SetStateAction } from 'react';
+import type { UseFormReturnType } from '@mantine/form';
+import { CatalogModal, ModalCancelButton, useModalDirty } from '../../components/CatalogModal';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { M } from '../../../common/messages';
 import { htmlToText } from '../../../common/richText';
+import { createAspectSchema, updateAspectSchema } from '../../../common/schemas/catalog';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { useCreateAspect, useDeleteAspect, useUpdateAspect, type Aspect, type Category } from '../../api/catalog';
 import { ChangedNotice } from './ChangedNotice';
 import { ErrorBox } from './ErrorBox';
@@ -13,43 +17,26 @@ const RichTextEditor = lazy(() => import('../../components/RichTextEditor'));
 
 const PUBLIC_LABEL = 'Public (visible in public snapshots)';
 
-interface AspectForm {
+type AspectForm = {
   title: string;
   description: string;
   isPublic: boolean;
-}
+  /** null until one is chosen. */
+  categoryId: string | null;
+};
 
-interface FieldsProps {
-  form: AspectForm;
-  setForm: Dispatch<SetStateAction<AspectForm>>;
-  titleError: string | null;
-}
+// The fields as the create and update requests check them; the service and the version are not typed.
+const newAspectSchema = createAspectSchema.pick({ categoryId: true, title: true, description: true, isPublic: true });
+const editAspectSchema = updateAspectSchema.pick({ categoryId: true, title: true, description: true, isPublic: true });
 
-function AspectFields({ form, setForm, titleError }: FieldsProps) {
+function AspectFields({ form }: { form: UseFormReturnType<AspectForm> }) {
   return (
     <>
-      <TextInput
-        label="Title"
-        required
-        value={form.title}
-        onChange={(e) => {
-          const title = e.currentTarget.value;
-          setForm((f) => ({ ...f, title }));
-        }}
-        error={titleError}
-        data-autofocus
-      />
+      <TextInput label="Title" required {...form.getInputProps('title')} data-autofocus />
       <Suspense fallback={<Loader size="sm" aria-label="Loading editor" />}>
-        <RichTextEditor label="Description" value={form.description} onChange={(description) => setForm((f) => ({ ...f, description }))} />
+        <RichTextEditor label="Description" value={form.values.description} onChange={(description) => form.setFieldValue('description', description)} />
       </Suspense>
-      <Checkbox
-        label={PUBLIC_LABEL}
-        checked={form.isPublic}
-        onChange={(e) => {
-          const isPublic = e.currentTarget.checked;
-          setForm((f) => ({ ...f, isPublic }));
-        }}
-      />
+      <Checkbox label={PUBLIC_LABEL} {...form.getInputProps('isPublic', { type: 'checkbox' })} />
     </>
   );
 }
@@ -64,25 +51,28 @@ interface CreateProps {
 
 /** Mounted afresh each time the modal opens, so every opening starts from an empty form. */
 function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }: CreateProps) {
-  const [categoryId, setCategoryId] = useState<string | null>(initialCategoryId || null);
-  const [form, setForm] = useState<AspectForm>({ title: '', description: '', isPublic: false });
-  const [errors, setErrors] = useState<{ category?: string; title?: string }>({});
+  const form = useSchemaForm<AspectForm>(newAspectSchema, { categoryId: initialCategoryId || null, title: '', description: '', isPublic: false });
+  useModalDirty(form.isDirty());
   const { error, setError, run } = useModalAction(onClose);
   const create = useCreateAspect(serviceId);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    const next: typeof errors = {};
-    if (!categoryId) next.category = M.aspectCategoryRequired;
-    if (!form.title.trim()) next.title = M.aspectTitleRequired;
-    setErrors(next);
-    if (!categoryId || next.title) return;
-    await run(() => create.mutateAsync({ categoryId, title: form.title.trim(), description: form.description, isPublic: form.isPublic }), M.failedCreateAspect);
+  const submit = async ({ categoryId, title, description, isPublic }: AspectForm) => {
+    if (!categoryId) return;
+    await run(async () => {
+      await create.mutateAsync({ categoryId, title: title.trim(), description, isPublic });
+      form.reset();
+      notifySuccess(DONE.aspectCreated);
+    }, M.failedCreateAspect);
   };
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form
+      onSubmit={form.onSubmit(
+        (values) => void submit(values),
+        () => setError(null),
+      )}
+      noValidate
+    >
       <Stack gap="md">
         <ErrorBox error={error} />
         <Select
@@ -90,16 +80,12 @@ function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }:
           required
           placeholder="Choose a category"
           data={categories.map((c) => ({ value: c.id, label: c.name }))}
-          value={categoryId}
-          onChange={setCategoryId}
-          error={errors.category}
+          {...form.getInputProps('categoryId')}
           allowDeselect={false}
         />
-        <AspectFields form={form} setForm={setForm} titleError={errors.title ?? null} />
+        <AspectFields form={form} />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+          <ModalCancelButton />
           <Button type="submit" loading={create.isPending}>
             Create Aspect
           </Button>
@@ -126,49 +112,55 @@ interface EditProps {
   onClose: () => void;
 }
 
-const formOf = (aspect: Aspect): AspectForm => ({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
-const sameForm = (a: AspectForm, b: AspectForm) => a.title === b.title && a.description === b.description && a.isPublic === b.isPublic;
+type Content = Omit<AspectForm, 'categoryId'>;
+const formOf = (aspect: Aspect): Content => ({ title: aspect.title, description: aspect.description, isPublic: aspect.is_public });
+const sameForm = (a: Content, b: Content) => a.title === b.title && a.description === b.description && a.isPublic === b.isPublic;
 
-function EditAspectForm({ serviceId, aspect, latest, categories, onClose }: EditProps) {
-  const [form, setForm] = useState<AspectForm>(() => formOf(aspect));
+function EditAspectForm({ aspect, latest, categories, onClose }: EditProps) {
+  const form = useSchemaForm<AspectForm>(editAspectSchema, { ...formOf(aspect), categoryId: aspect.category_id });
   // The stored aspect this edit is based on: its version is the one the save sends.
   const [basis, setBasis] = useState(aspect);
-  const [categoryId, setCategoryId] = useState<string>(aspect.category_id);
-  const [titleError, setTitleError] = useState<string | null>(null);
+  const { categoryId } = form.values;
+  // Unsaved: a move, or a text that is not the stored one it started from.
+  useModalDirty(categoryId !== aspect.category_id || !sameForm(form.values, formOf(basis)));
   const { error, setError, run } = useModalAction(onClose);
   const [confirming, setConfirming] = useState(false);
-  const update = useUpdateAspect(serviceId);
-  const remove = useDeleteAspect(serviceId);
+  const update = useUpdateAspect();
+  const remove = useDeleteAspect();
 
   // A new version that changed nothing shown here (a move, a reorder) becomes the basis silently.
   useEffect(() => {
     if (latest && latest.version !== basis.version && sameForm(formOf(latest), formOf(basis))) setBasis(latest);
   }, [latest, basis]);
   // A colleague saved this aspect while the editor was open: what is typed stays, and the person chooses.
-  const changed = latest !== undefined && !sameForm(formOf(latest), formOf(basis)) && !sameForm(formOf(latest), form);
+  const changed = latest !== undefined && !sameForm(formOf(latest), formOf(basis)) && !sameForm(formOf(latest), form.values);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    if (!form.title.trim()) return setTitleError(M.aspectTitleRequired);
-    setTitleError(null);
-    await run(
-      () =>
-        update.mutateAsync({
-          id: aspect.id,
-          title: form.title.trim(),
-          description: form.description,
-          isPublic: form.isPublic,
-          // Typed exactly what is stored now: nothing of anyone's is overwritten.
-          version: latest && sameForm(formOf(latest), form) ? latest.version : basis.version,
-          // Sent only when it changes: the server then moves the aspect to the end of that category.
-          ...(categoryId !== aspect.category_id ? { categoryId } : {}),
-        }),
-      M.failedUpdateAspect,
-    );
+  const submit = async (values: AspectForm) => {
+    await run(async () => {
+      await update.mutateAsync({
+        id: aspect.id,
+        title: values.title.trim(),
+        description: values.description,
+        isPublic: values.isPublic,
+        // Typed exactly what is stored now: nothing of anyone's is overwritten.
+        version: latest && sameForm(formOf(latest), values) ? latest.version : basis.version,
+        // Sent only when it changes: the server then moves the aspect to the end of that category.
+        ...(values.categoryId && values.categoryId !== aspect.category_id ? { categoryId: values.categoryId } : {}),
+      });
+      form.resetDirty();
+      notifySuccess(DONE.aspectSaved);
+    }, M.failedUpdateAspect);
   };
 
-  const confirmDelete = () => run(() => remove.mutateAsync(aspect.id), M.failedDeleteAspect, () => setConfirming(false));
+  const confirmDelete = () =>
+    run(
+      async () => {
+        await remove.mutateAsync(aspect.id);
+        notifySuccess(DONE.aspectDeleted);
+      },
+      M.failedDeleteAspect,
+      () => setConfirming(false),
+    );
 
   if (confirming) {
     return (
@@ -182,21 +174,26 @@ function EditAspectForm({ serviceId, aspect, latest, categories, onClose }: Edit
     );
   }
   return (
-    <form onSubmit={submit} noValidate>
+    <form
+      onSubmit={form.onSubmit(
+        (values) => void submit(values),
+        () => setError(null),
+      )}
+      noValidate
+    >
       <Stack gap="md">
         <ErrorBox error={error} />
         <Select
           label="Category"
           required
           data={categories.map((c) => ({ value: c.id, label: c.name }))}
-          value={categoryId}
-          onChange={(value) => value && setCategoryId(value)}
+          {...form.getInputProps('categoryId')}
           allowDeselect={false}
         />
         {changed && latest ? (
           <ChangedNotice
             onUseTheirs={() => {
-              setForm(formOf(latest));
+              form.setValues(formOf(latest));
               setBasis(latest);
             }}
             onKeepMine={() => setBasis(latest)}
@@ -212,15 +209,13 @@ function EditAspectForm({ serviceId, aspect, latest, categories, onClose }: Edit
             {latest.is_public !== basis.is_public ? <Text size="sm">{latest.is_public ? 'They made it public.' : 'They made it private.'}</Text> : null}
           </ChangedNotice>
         ) : null}
-        <AspectFields form={form} setForm={setForm} titleError={titleError} />
+        <AspectFields form={form} />
         <Group justify="space-between">
           <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>
             Delete Aspect
           </Button>
           <Group gap="sm">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+            <ModalCancelButton />
             <Button type="submit" loading={update.isPending}>
               Save Changes
             </Button>

@@ -1,8 +1,11 @@
 import { Alert, Anchor, Button, Group, Stack, Text, Textarea } from '@mantine/core';
-import { CatalogModal } from '../../components/CatalogModal';
-import { useState, type FormEvent } from 'react';
+import { CatalogModal, ModalCancelButton, useModalDirty } from '../../components/CatalogModal';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
+import { setAvailabilitySchema } from '../../../common/schemas/catalog';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { messageOf } from '../../api/client';
 import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
 import { ChangedNotice } from './ChangedNotice';
@@ -12,6 +15,9 @@ import { ErrorBox } from './ErrorBox';
 const NO_TEMPLATES = 'No quick templates defined. Add them in Service Settings.';
 const SETTINGS_LINK = 'Service Settings';
 const [NO_TEMPLATES_BEFORE, NO_TEMPLATES_AFTER] = NO_TEMPLATES.split(SETTINGS_LINK) as [string, string];
+
+// The text as the save request checks it.
+const availabilityValueSchema = setAvailabilitySchema.pick({ value: true });
 
 export interface AvailabilityTarget {
   aspect: Aspect;
@@ -29,19 +35,23 @@ interface Props {
   onClose: () => void;
 }
 
-function AvailabilityForm({ serviceId, target, templates, templatesHref, latest, onClose }: Props & { target: AvailabilityTarget }) {
+function AvailabilityForm({ target, templates, templatesHref, latest, onClose }: Props & { target: AvailabilityTarget }) {
   const original = target.aspect.availabilities[target.bucket] ?? '';
-  const [value, setValue] = useState(original);
+  const form = useSchemaForm(availabilityValueSchema, { value: original });
+  const { value } = form.values;
   // The stored value this edit is based on; a conflict moves it to what someone else saved.
   const [basis, setBasis] = useState(original);
+  useModalDirty(value !== basis);
   const [conflict, setConflict] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const save = useSetAvailability(serviceId);
+  const save = useSetAvailability();
 
   const send = async (expected: string) => {
     setError(null);
     try {
       await save.mutateAsync({ aspectId: target.aspect.id, timeBucket: target.bucket, value, expectedValue: expected || null });
+      form.resetDirty();
+      notifySuccess(DONE.availabilitySaved);
       onClose();
     } catch (err) {
       const current = conflictingValue(err);
@@ -57,16 +67,13 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, latest,
   // A colleague saved this quarter while the editor was open: what is typed stays, and the person chooses.
   const changed = latest !== undefined && conflict === null && latest !== basis && latest !== value;
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    // Typed exactly what is stored now: nothing of anyone's is overwritten.
-    void send(latest !== undefined && latest === value ? latest : basis);
-  };
+  // Typed exactly what is stored now: nothing of anyone's is overwritten.
+  const submit = () => void send(latest !== undefined && latest === value ? latest : basis);
 
   const sortedTemplates = [...templates].sort((a, b) => a.position - b.position);
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form onSubmit={form.onSubmit(submit, () => setError(null))} noValidate>
       <Stack gap="md">
         <Text size="sm">
           <strong>{target.aspect.title}</strong> in <strong data-testid="availability-bucket">{target.bucket}</strong>
@@ -92,7 +99,7 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, latest,
         {changed ? (
           <ChangedNotice
             onUseTheirs={() => {
-              setValue(latest);
+              form.setFieldValue('value', latest);
               setBasis(latest);
             }}
             onKeepMine={() => setBasis(latest)}
@@ -102,7 +109,7 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, latest,
             </Text>
           </ChangedNotice>
         ) : null}
-        <Textarea label="Availability" value={value} onChange={(e) => setValue(e.currentTarget.value)} autosize minRows={3} data-autofocus />
+        <Textarea label="Availability" {...form.getInputProps('value')} autosize minRows={3} data-autofocus />
         <Stack gap={6}>
           <Text size="sm" fw={500}>
             Quick templates
@@ -110,7 +117,7 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, latest,
           {sortedTemplates.length ? (
             <Group gap="xs">
               {sortedTemplates.map((t) => (
-                <Button key={t.id} size="xs" variant="default" onClick={() => setValue(t.template_text)}>
+                <Button key={t.id} size="xs" variant="default" onClick={() => form.setFieldValue('value', t.template_text)}>
                   {t.template_text}
                 </Button>
               ))}
@@ -132,9 +139,7 @@ function AvailabilityForm({ serviceId, target, templates, templatesHref, latest,
           )}
         </Stack>
         <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+          <ModalCancelButton />
           <Button type="submit" loading={save.isPending} disabled={conflict !== null}>
             Save
           </Button>

@@ -118,12 +118,14 @@ export function CatalogPage() {
   const canEdit = Boolean(data?.permissions.canEdit) && !archived;
   const canOpenSettings = Boolean(data?.permissions.canManageSettings ?? data?.permissions.canEdit);
 
+  // mutate keeps its identity across renders (the mutation object does not): the rows' memo holds.
+  const reorderAspects = reorder.mutate;
   const onReorder = useCallback(
     (categoryId: string, aspectIds: string[]) => {
       setPageError(null);
-      reorder.mutate({ categoryId, aspectIds }, { onError: (err) => setPageError(messageOf(err, M.failedReorderAspects)) });
+      reorderAspects({ categoryId, aspectIds }, { onError: (err) => setPageError(messageOf(err, M.failedReorderAspects)) });
     },
-    [reorder.mutate],
+    [reorderAspects],
   );
 
   const handlers: RoadmapTableHandlers = useMemo(
@@ -227,7 +229,7 @@ export function CatalogPage() {
         <>
           <CreateCategoryModal serviceId={service.id} opened={creatingCategory} position={nextPosition} onClose={() => setCreatingCategory(false)} />
           <CreateAspectModal serviceId={service.id} categories={orderedCategories} initialCategoryId={newAspectCategory} onClose={() => setNewAspectCategory(null)} />
-          <EditCategoryModal serviceId={service.id} category={editingCategory} onClose={() => setEditingCategory(null)} />
+          <EditCategoryModal category={editingCategory} onClose={() => setEditingCategory(null)} />
           <EditAspectModal
             serviceId={service.id}
             aspect={editingAspect}

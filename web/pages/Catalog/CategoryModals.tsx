@@ -1,7 +1,10 @@
 import { Button, Group, Stack, TextInput } from '@mantine/core';
-import { CatalogModal } from '../../components/CatalogModal';
-import { useState, type FormEvent } from 'react';
+import { CatalogModal, ModalCancelButton, useModalDirty } from '../../components/CatalogModal';
+import { useState } from 'react';
 import { M } from '../../../common/messages';
+import { createCategorySchema, updateCategorySchema } from '../../../common/schemas/catalog';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { useCreateCategory, useDeleteCategory, useUpdateCategory, type Category } from '../../api/catalog';
 import { ErrorBox } from './ErrorBox';
 import { InlineConfirm } from './InlineConfirm';
@@ -16,29 +19,36 @@ interface CreateProps {
   onClose: () => void;
 }
 
+// The name as the create request checks it; the service and the position are not typed.
+const newCategorySchema = createCategorySchema.pick({ name: true });
+
 function CreateCategoryForm({ serviceId, position, onClose }: Omit<CreateProps, 'opened'>) {
-  const [name, setName] = useState('');
-  const [fieldError, setFieldError] = useState<string | null>(null);
+  const form = useSchemaForm(newCategorySchema, { name: '' });
+  useModalDirty(form.isDirty());
   const { error, setError, run } = useModalAction(onClose);
   const create = useCreateCategory(serviceId);
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    if (!name.trim()) return setFieldError(M.categoryNameRequired);
-    setFieldError(null);
-    await run(() => create.mutateAsync({ name: name.trim(), position }), M.failedCreateCategory);
+  const submit = async ({ name }: typeof form.values) => {
+    await run(async () => {
+      await create.mutateAsync({ name: name.trim(), position });
+      form.reset();
+      notifySuccess(DONE.categoryCreated);
+    }, M.failedCreateCategory);
   };
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form
+      onSubmit={form.onSubmit(
+        (values) => void submit(values),
+        () => setError(null),
+      )}
+      noValidate
+    >
       <Stack gap="md">
         <ErrorBox error={error} />
-        <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError} data-autofocus />
+        <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} {...form.getInputProps('name')} data-autofocus />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
+          <ModalCancelButton />
           <Button type="submit" loading={create.isPending}>
             Create Category
           </Button>
@@ -56,23 +66,31 @@ export function CreateCategoryModal({ opened, ...props }: CreateProps) {
   );
 }
 
-function EditCategoryForm({ serviceId, category, onClose }: { serviceId: string; category: Category; onClose: () => void }) {
-  const [name, setName] = useState(category.name);
-  const [fieldError, setFieldError] = useState<string | null>(null);
+function EditCategoryForm({ category, onClose }: { category: Category; onClose: () => void }) {
+  const form = useSchemaForm(updateCategorySchema, { name: category.name });
+  useModalDirty(form.isDirty());
   const { error, setError, run } = useModalAction(onClose);
   const [confirming, setConfirming] = useState(false);
-  const update = useUpdateCategory(serviceId);
-  const remove = useDeleteCategory(serviceId);
+  const update = useUpdateCategory();
+  const remove = useDeleteCategory();
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    if (!name.trim()) return setFieldError(M.categoryNameRequired);
-    setFieldError(null);
-    await run(() => update.mutateAsync({ id: category.id, name: name.trim() }), M.failedUpdateCategory);
+  const submit = async ({ name }: typeof form.values) => {
+    await run(async () => {
+      await update.mutateAsync({ id: category.id, name: name.trim() });
+      form.resetDirty();
+      notifySuccess(DONE.categorySaved);
+    }, M.failedUpdateCategory);
   };
 
-  const confirmDelete = () => run(() => remove.mutateAsync(category.id), M.failedDeleteCategory, () => setConfirming(false));
+  const confirmDelete = () =>
+    run(
+      async () => {
+        await remove.mutateAsync(category.id);
+        notifySuccess(DONE.categoryDeleted);
+      },
+      M.failedDeleteCategory,
+      () => setConfirming(false),
+    );
 
   if (confirming) {
     return (
@@ -86,18 +104,22 @@ function EditCategoryForm({ serviceId, category, onClose }: { serviceId: string;
     );
   }
   return (
-    <form onSubmit={submit} noValidate>
+    <form
+      onSubmit={form.onSubmit(
+        (values) => void submit(values),
+        () => setError(null),
+      )}
+      noValidate
+    >
       <Stack gap="md">
         <ErrorBox error={error} />
-        <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError} data-autofocus />
+        <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} {...form.getInputProps('name')} data-autofocus />
         <Group justify="space-between">
           <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>
             Delete Category
           </Button>
           <Group gap="sm">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+            <ModalCancelButton />
             <Button type="submit" loading={update.isPending}>
               Save Changes
             </Button>
@@ -108,10 +130,10 @@ function EditCategoryForm({ serviceId, category, onClose }: { serviceId: string;
   );
 }
 
-export function EditCategoryModal({ serviceId, category, onClose }: { serviceId: string; category: Category | null; onClose: () => void }) {
+export function EditCategoryModal({ category, onClose }: { category: Category | null; onClose: () => void }) {
   return (
     <CatalogModal opened={category !== null} onClose={onClose} title="Edit Category">
-      {category ? <EditCategoryForm key={category.id} serviceId={serviceId} category={category} onClose={onClose} /> : null}
+      {category ? <EditCategoryForm key={category.id} category={category} onClose={onClose} /> : null}
     </CatalogModal>
   );
 }

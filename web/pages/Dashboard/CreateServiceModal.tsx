@@ -1,12 +1,16 @@
 import { Alert, Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
-import { CatalogModal } from '../../components/CatalogModal';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { flushSync } from 'react-dom';
+import { CatalogModal, ModalCancelButton } from '../../components/CatalogModal';
 import { M } from '../../../common/messages';
-import { SLUG_PATTERN, autoSlug } from '../../../common/slug';
+import { autoSlug } from '../../../common/slug';
+import { createServiceSchema } from '../../../common/schemas/services';
 import { messageOf } from '../../api/client';
 import { useCreateService, type Service } from '../../api/services';
 import { IconUpload } from '../../components/IconUpload';
 import { ServiceSlugInput } from '../../components/ServiceSlugInput';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { DONE, notifySuccess } from '../../lib/notify';
 
 interface Props {
   opened: boolean;
@@ -14,24 +18,19 @@ interface Props {
   onCreated: (service: Service) => void;
 }
 
-const EMPTY = { name: '', slug: '', description: '', serviceOwner: '', subscriptionModel: '' };
-
-type FieldErrors = Partial<Record<'name' | 'slug', string>>;
+// The request's own fields (the server also takes their camelCase twins), checked by its schema.
+const EMPTY = { name: '', slug: '', description: '', serviceOwner: '', subscriptionModel: '', iconUrl: null as string | null };
 
 /** The Create Service form: the slug follows the name until it is edited by hand (spec section 4). */
 export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
-  const [form, setForm] = useState(EMPTY);
-  const [icon, setIcon] = useState<string | null>(null);
+  const form = useSchemaForm(createServiceSchema, EMPTY);
   const [slugTouched, setSlugTouched] = useState(false);
-  const [errors, setErrors] = useState<FieldErrors>({});
   const [serverError, setServerError] = useState<string | null>(null);
   const create = useCreateService();
 
   const reset = () => {
-    setForm(EMPTY);
-    setIcon(null);
+    form.reset();
     setSlugTouched(false);
-    setErrors({});
     setServerError(null);
   };
 
@@ -40,64 +39,68 @@ export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
     onClose();
   };
 
-  const setName = (name: string) => setForm((f) => ({ ...f, name, slug: slugTouched ? f.slug : autoSlug(name) }));
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (values: typeof EMPTY) => {
     setServerError(null);
-    const next: FieldErrors = {};
-    if (!form.name.trim()) next.name = M.serviceNameRequired;
-    if (!form.slug.trim()) next.slug = M.slugRequired;
-    else if (!SLUG_PATTERN.test(form.slug)) next.slug = M.slugPattern;
-    setErrors(next);
-    if (Object.keys(next).length) return;
     try {
       const service = await create.mutateAsync({
-        name: form.name.trim(),
-        slug: form.slug,
-        description: form.description,
-        service_owner: form.serviceOwner,
-        subscription_model: form.subscriptionModel,
-        icon_url: icon,
+        name: values.name.trim(),
+        slug: values.slug,
+        description: values.description,
+        service_owner: values.serviceOwner,
+        subscription_model: values.subscriptionModel,
+        icon_url: values.iconUrl,
       });
-      reset();
+      // Nothing is left unsaved before the new service opens.
+      flushSync(reset);
+      notifySuccess(DONE.serviceCreated);
       onCreated(service);
     } catch (err) {
       setServerError(messageOf(err, M.failedCreateService));
     }
   };
 
+  const name = form.getInputProps('name');
+  const slug = form.getInputProps('slug');
+
   return (
-    <CatalogModal opened={opened} onClose={close} title="Create Service" size="lg">
-      <form onSubmit={submit} noValidate>
+    <CatalogModal opened={opened} onClose={close} title="Create Service" size="lg" dirty={form.isDirty()}>
+      <form
+        onSubmit={form.onSubmit(
+          (values) => void submit(values),
+          () => setServerError(null),
+        )}
+        noValidate
+      >
         <Stack gap="sm">
           {serverError ? (
             <Alert color="red" role="alert">
               {serverError}
             </Alert>
           ) : null}
-          <TextInput label="Name" required value={form.name} onChange={(e) => setName(e.currentTarget.value)} error={errors.name} data-autofocus />
-          <ServiceSlugInput
-            value={form.slug}
-            onChange={(slug) => {
-              setSlugTouched(true);
-              setForm((f) => ({ ...f, slug }));
+          <TextInput
+            label="Name"
+            required
+            {...name}
+            onChange={(e) => {
+              const next = e.currentTarget.value;
+              form.setFieldValue('name', next);
+              if (!slugTouched) form.setFieldValue('slug', autoSlug(next));
             }}
-            error={errors.slug}
+            data-autofocus
           />
-          <Textarea label="Description" rows={3} value={form.description} onChange={(e) => setForm({ ...form, description: e.currentTarget.value })} />
-          <TextInput label="Service Owner" value={form.serviceOwner} onChange={(e) => setForm({ ...form, serviceOwner: e.currentTarget.value })} />
-          <Textarea
-            label="Subscription Model"
-            rows={3}
-            value={form.subscriptionModel}
-            onChange={(e) => setForm({ ...form, subscriptionModel: e.currentTarget.value })}
+          <ServiceSlugInput
+            {...slug}
+            onChange={(e) => {
+              setSlugTouched(true);
+              form.setFieldValue('slug', e.currentTarget.value);
+            }}
           />
-          <IconUpload value={icon} onChange={setIcon} />
+          <Textarea label="Description" rows={3} {...form.getInputProps('description')} />
+          <TextInput label="Service Owner" {...form.getInputProps('serviceOwner')} />
+          <Textarea label="Subscription Model" rows={3} {...form.getInputProps('subscriptionModel')} />
+          <IconUpload value={form.values.iconUrl} onChange={(icon) => form.setFieldValue('iconUrl', icon)} />
           <Group justify="flex-end" mt="sm">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
+            <ModalCancelButton />
             <Button type="submit" loading={create.isPending}>
               Create Service
             </Button>

@@ -1,18 +1,21 @@
 import { Alert, Button, FileInput, Group, Loader, Progress, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
 import { IMPORT_EXTENSION } from '../../../common/limits';
-import { SLUG_PATTERN } from '../../../common/slug';
+import { importNamingSchema } from '../../../common/schemas/services';
 import { ApiError, messageOf } from '../../api/client';
 import { serviceKeys } from '../../api/services';
 import { previewCatalog, uploadCatalog } from '../../api/settings';
 import { useSession } from '../../session/SessionProvider';
-import { CatalogModal } from '../../components/CatalogModal';
+import { CatalogModal, ModalCancelButton } from '../../components/CatalogModal';
 import { ServiceSlugInput } from '../../components/ServiceSlugInput';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { DONE, notifySuccess } from '../../lib/notify';
 
-type FieldErrors = Partial<Record<'name' | 'slug', string>>;
+const NO_NAMING = { name: '', slug: '' };
 
 /** The field a refusal names (400 names it; a taken slug is a 409 about the slug). */
 function fieldOf(err: unknown): 'name' | 'slug' | null {
@@ -33,9 +36,10 @@ export function ImportServiceButton() {
   const client = useQueryClient();
   const [opened, setOpened] = useState(false);
   const [file, setFile] = useState<File | null>(null);
-  const [naming, setNaming] = useState<{ name: string; slug: string } | null>(null);
+  // The name and slug the server proposed for the file, checked as the import checks them.
+  const [proposed, setProposed] = useState(false);
+  const naming = useSchemaForm(importNamingSchema, NO_NAMING);
   const [reading, setReading] = useState(false);
-  const [errors, setErrors] = useState<FieldErrors>({});
   const [error, setError] = useState<string | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
   // Only the answer for the file chosen last fills the fields.
@@ -44,22 +48,26 @@ export function ImportServiceButton() {
   const canImport = Boolean(user?.permissions?.canCreateServices);
   if (!canImport) return null;
 
+  const clearNaming = () => {
+    setProposed(false);
+    naming.setInitialValues(NO_NAMING);
+    naming.reset();
+  };
+
   const close = () => {
     if (progress !== null) return;
     chosen.current++;
     setOpened(false);
     setFile(null);
-    setNaming(null);
+    clearNaming();
     setReading(false);
-    setErrors({});
     setError(null);
   };
 
   const choose = async (next: File | null) => {
     const turn = ++chosen.current;
     setFile(next);
-    setNaming(null);
-    setErrors({});
+    clearNaming();
     if (!next || !next.name.toLowerCase().endsWith(IMPORT_EXTENSION)) {
       setError(next ? M.invalidCatalogFile : null);
       return;
@@ -69,7 +77,11 @@ export function ImportServiceButton() {
     try {
       const preview = await previewCatalog(next);
       if (turn !== chosen.current) return;
-      setNaming({ name: preview.proposed_name, slug: preview.proposed_slug });
+      // The proposal is where editing starts: only what the person changes in it is theirs to lose.
+      const proposal = { name: preview.proposed_name, slug: preview.proposed_slug };
+      naming.setInitialValues(proposal);
+      naming.setValues(proposal);
+      setProposed(true);
     } catch (err) {
       if (turn === chosen.current) setError(messageOf(err, M.failedImportService));
     } finally {
@@ -80,25 +92,27 @@ export function ImportServiceButton() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!file || !file.name.toLowerCase().endsWith(IMPORT_EXTENSION)) return setError(M.invalidCatalogFile);
-    const next: FieldErrors = {};
-    if (naming && !naming.name.trim()) next.name = M.serviceNameRequired;
-    if (naming && !naming.slug.trim()) next.slug = M.slugRequired;
-    else if (naming && !SLUG_PATTERN.test(naming.slug)) next.slug = M.slugPattern;
-    setErrors(next);
-    if (next.name || next.slug) return;
+    if (proposed && naming.validate().hasErrors) return;
     setError(null);
     setProgress(0);
     try {
       // Without a preview (the file could not be read), the server's own answer says why.
-      const service = await uploadCatalog(file, setProgress, naming ? { name: naming.name.trim(), slug: naming.slug } : {});
+      const { name, slug } = naming.getValues();
+      const service = await uploadCatalog(file, setProgress, proposed ? { name: name.trim(), slug } : {});
       await client.invalidateQueries({ queryKey: serviceKeys.all });
-      setProgress(null);
-      setOpened(false);
+      // Nothing is left unsaved before the new service opens.
+      flushSync(() => {
+        setProgress(null);
+        setOpened(false);
+        setFile(null);
+        clearNaming();
+      });
+      notifySuccess(DONE.serviceImported);
       navigate(`/catalog/${service.id}`);
     } catch (err) {
       setProgress(null);
       const field = fieldOf(err);
-      if (field) setErrors({ [field]: messageOf(err) });
+      if (field) naming.setFieldError(field, messageOf(err));
       else setError(messageOf(err, M.failedImportService));
     }
   };
@@ -108,7 +122,7 @@ export function ImportServiceButton() {
       <Button variant="default" onClick={() => setOpened(true)}>
         Import
       </Button>
-      <CatalogModal opened={opened} onClose={close} title="Import Service">
+      <CatalogModal opened={opened} onClose={close} title="Import Service" dirty={proposed && naming.isDirty()}>
         <form onSubmit={(e) => void submit(e)} noValidate>
           <Stack gap="md">
             <FileInput
@@ -126,19 +140,10 @@ export function ImportServiceButton() {
                 <Text size="sm">Reading the file...</Text>
               </Group>
             ) : null}
-            {naming ? (
+            {proposed ? (
               <>
-                <TextInput
-                  label="Name"
-                  required
-                  value={naming.name}
-                  onChange={(e) => {
-                    const name = e.currentTarget.value;
-                    setNaming((n) => (n ? { ...n, name } : n));
-                  }}
-                  error={errors.name}
-                />
-                <ServiceSlugInput value={naming.slug} onChange={(slug) => setNaming((n) => (n ? { ...n, slug } : n))} error={errors.slug} />
+                <TextInput label="Name" required {...naming.getInputProps('name')} />
+                <ServiceSlugInput {...naming.getInputProps('slug')} />
               </>
             ) : null}
             {progress !== null ? (
@@ -155,9 +160,7 @@ export function ImportServiceButton() {
               </Alert>
             ) : null}
             <Group justify="flex-end">
-              <Button variant="default" onClick={close} disabled={progress !== null}>
-                Cancel
-              </Button>
+              <ModalCancelButton disabled={progress !== null} />
               <Button type="submit" loading={progress !== null} disabled={reading}>
                 Import
               </Button>

@@ -1,25 +1,25 @@
 import { Alert, Button, Card, Center, Divider, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
-import { EMAIL_PATTERN } from '../../../common/schemas/fields';
+import { loginSchema } from '../../../common/schemas/auth';
 import { login } from '../../api/auth';
 import { messageOf } from '../../api/client';
 import { useSession } from '../../session/SessionProvider';
+import { useSchemaForm } from '../../lib/schemaForm';
+
+// A field's message is announced as it appears, as the sign-in failure is.
+const ERROR_PROPS = { errorProps: { role: 'alert' } };
 
 export function LoginPage() {
   const { establish } = useSession();
   const navigate = useNavigate();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
+  const form = useSchemaForm(loginSchema, { email: '', password: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(() => new URLSearchParams(window.location.search).get('error'));
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async ({ email, password }: typeof form.values) => {
     setError(null);
-    if (!email.trim() || !password) return setError(M.emailPasswordRequired);
-    if (!EMAIL_PATTERN.test(email.trim())) return setError(M.invalidEmail);
     setBusy(true);
     try {
       const answer = await login(email.trim(), password);
@@ -51,24 +51,17 @@ export function LoginPage() {
               {error}
             </Alert>
           ) : null}
-          <form id="login-form" onSubmit={submit} noValidate>
+          <form
+            id="login-form"
+            onSubmit={form.onSubmit(
+              (values) => void submit(values),
+              () => setError(null),
+            )}
+            noValidate
+          >
             <Stack gap="md">
-              <TextInput
-                label="Email"
-                type="email"
-                autoComplete="username"
-                required
-                value={email}
-                onChange={(e) => setEmail(e.currentTarget.value)}
-                autoFocus
-              />
-              <PasswordInput
-                label="Password"
-                autoComplete="current-password"
-                required
-                value={password}
-                onChange={(e) => setPassword(e.currentTarget.value)}
-              />
+              <TextInput label="Email" type="email" autoComplete="username" required {...form.getInputProps('email')} {...ERROR_PROPS} autoFocus />
+              <PasswordInput label="Password" autoComplete="current-password" required {...form.getInputProps('password')} {...ERROR_PROPS} />
               <Button type="submit" fullWidth disabled={busy}>
                 {busy ? 'Logging in...' : 'Log In'}
               </Button>

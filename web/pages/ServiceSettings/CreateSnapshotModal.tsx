@@ -1,59 +1,60 @@
 import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect } from 'react';
 import { M } from '../../../common/messages';
 import type { SnapshotVisibility } from '../../../common/roles';
+import { createSnapshotSchema } from '../../../common/schemas/settings';
 import { messageOf } from '../../api/client';
 import { useCreateSnapshot } from '../../api/settings';
-import { CatalogModal } from '../../components/CatalogModal';
+import { CatalogModal, ModalCancelButton } from '../../components/CatalogModal';
+import { useSchemaForm } from '../../lib/schemaForm';
 
 const VISIBILITY = [
   { value: 'internal', label: 'Internal' },
   { value: 'public', label: 'Public (public aspects only)' },
 ];
 
+// The fields as the create request checks them; the service is not typed.
+const snapshotFormSchema = createSnapshotSchema.pick({ label: true, visibility: true, note: true });
+const EMPTY = { label: '', visibility: 'internal' as SnapshotVisibility, note: '' };
+
 /** Create Snapshot: label (required), visibility, note (2 rows). */
 export function CreateSnapshotModal({ serviceId, opened, onClose }: { serviceId: string; opened: boolean; onClose: () => void }) {
   const create = useCreateSnapshot(serviceId);
-  const [label, setLabel] = useState('');
-  const [visibility, setVisibility] = useState<string | null>('internal');
-  const [note, setNote] = useState('');
-  const [labelError, setLabelError] = useState<string | null>(null);
+  const form = useSchemaForm(snapshotFormSchema, EMPTY);
+  const { reset } = form;
 
   useEffect(() => {
-    if (!opened) return;
-    setLabel('');
-    setVisibility('internal');
-    setNote('');
-    setLabelError(null);
-  }, [opened]);
+    if (opened) reset();
+  }, [opened, reset]);
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!label.trim()) return setLabelError(M.snapshotLabelRequired);
-    setLabelError(null);
+  const submit = ({ label, visibility, note }: typeof EMPTY) =>
     create.mutate(
-      { label: label.trim(), visibility: (visibility ?? 'internal') as SnapshotVisibility, note },
+      { label: label.trim(), visibility, note },
       {
         onSuccess: () => {
+          form.reset();
           window.alert(M.snapshotCreated);
           onClose();
         },
         onError: (err) => window.alert(messageOf(err, M.failedCreateSnapshot)),
       },
     );
-  };
 
   return (
-    <CatalogModal opened={opened} onClose={onClose} title="Create Snapshot">
-      <form onSubmit={submit} noValidate>
+    <CatalogModal opened={opened} onClose={onClose} title="Create Snapshot" dirty={form.isDirty()}>
+      <form onSubmit={form.onSubmit(submit)} noValidate>
         <Stack gap="md">
-          <TextInput label="Label" required value={label} onChange={(e) => setLabel(e.currentTarget.value)} error={labelError} data-autofocus />
-          <Select label="Visibility" data={VISIBILITY} value={visibility} onChange={setVisibility} allowDeselect={false} />
-          <Textarea label="Note" rows={2} value={note} onChange={(e) => setNote(e.currentTarget.value)} />
+          <TextInput label="Label" required {...form.getInputProps('label')} data-autofocus />
+          <Select
+            label="Visibility"
+            data={VISIBILITY}
+            {...form.getInputProps('visibility')}
+            onChange={(value) => form.setFieldValue('visibility', (value ?? 'internal') as SnapshotVisibility)}
+            allowDeselect={false}
+          />
+          <Textarea label="Note" rows={2} {...form.getInputProps('note')} />
           <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+            <ModalCancelButton />
             <Button type="submit" loading={create.isPending}>
               Create Snapshot
             </Button>

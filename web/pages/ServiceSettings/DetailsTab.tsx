@@ -1,14 +1,16 @@
 import { Button, Group, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useEffectEvent, useMemo, useRef } from 'react';
 import { M } from '../../../common/messages';
 import { htmlToText } from '../../../common/richText';
 import { MAX_TIMELINE_QUARTERS } from '../../../common/limits';
 import { addQuarters, compareQuarters, quarterOf, quarterRange } from '../../../common/quarters';
-import { TIMELINE_ORDER, TIMELINE_TOO_LONG } from '../../../common/schemas/services';
+import { updateServiceSchema } from '../../../common/schemas/services';
 import { messageOf } from '../../api/client';
 import type { Service } from '../../api/services';
 import { useUpdateServiceDetails } from '../../api/settings';
 import { IconUpload } from '../../components/IconUpload';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { useUnsavedChanges } from '../../lib/unsavedChanges';
 
 /** Quarters offered for the timeline: around the current timeline and today, far enough for 40 quarters. */
 function quarterOptions(timeline: string[]): string[] {
@@ -18,71 +20,117 @@ function quarterOptions(timeline: string[]): string[] {
   return quarterRange(addQuarters(first, -8), addQuarters(last, MAX_TIMELINE_QUARTERS));
 }
 
+type Details = {
+  name: string;
+  description: string;
+  serviceOwner: string;
+  subscriptionModel: string;
+  iconUrl: string | null;
+  timeline: { first: string | null; last: string | null };
+};
+
+/** The fields as a service fills them (the update request's shape, in its camelCase spelling). */
+function detailsOf(service: Service): Details {
+  return {
+    name: service.name,
+    // A service description is plain text; it is stored escaped, older rows as markup (docs/decisions/0113-plain-service-descriptions.md).
+    description: htmlToText(service.description),
+    serviceOwner: service.service_owner,
+    subscriptionModel: service.subscription_model,
+    iconUrl: service.icon_url,
+    timeline: { first: service.timeline[0] ?? null, last: service.timeline.at(-1) ?? null },
+  };
+}
+
 /** Service Details: name, read-only slug, description, owner, subscription model, icon and timeline. */
 export function DetailsTab({ service, readOnly }: { service: Service; readOnly: boolean }) {
   const update = useUpdateServiceDetails(service.id);
-  const [name, setName] = useState(service.name);
-  // A service description is plain text; it is stored escaped, older rows as markup (docs/decisions/0113-plain-service-descriptions.md).
-  const [description, setDescription] = useState(htmlToText(service.description));
-  const [owner, setOwner] = useState(service.service_owner);
-  const [model, setModel] = useState(service.subscription_model);
-  const [icon, setIcon] = useState<string | null>(service.icon_url);
-  const [first, setFirst] = useState<string | null>(service.timeline[0] ?? null);
-  const [last, setLast] = useState<string | null>(service.timeline.at(-1) ?? null);
-  const [nameError, setNameError] = useState<string | null>(null);
-  const [timelineError, setTimelineError] = useState<string | null>(null);
+  const form = useSchemaForm(updateServiceSchema, detailsOf(service));
+  // Leaving the page, or this tab, with unsaved details asks first.
+  useUnsavedChanges(!readOnly && form.isDirty());
 
   // The stored values the fields were filled from.
   const basis = useRef(service);
-  useEffect(() => {
-    const was = basis.current;
+  const takeNewVersion = useEffectEvent(() => {
+    const before = basis.current;
     basis.current = service;
+    const was = detailsOf(before);
+    const now = detailsOf(service);
     // Another service: every field starts from it.
-    const fresh = was.id !== service.id;
+    const fresh = before.id !== service.id;
+    const current = form.getValues();
     // A new version (a colleague's save, live) replaces only the fields the person has not touched:
     // what they are typing stays. A plain refetch changes nothing.
-    const take = <T,>(set: (update: (current: T) => T) => void, before: T, after: T) => set((current) => (fresh || current === before ? after : current));
-    take(setName, was.name, service.name);
-    take(setDescription, htmlToText(was.description), htmlToText(service.description));
-    take(setOwner, was.service_owner, service.service_owner);
-    take(setModel, was.subscription_model, service.subscription_model);
-    take(setIcon, was.icon_url, service.icon_url);
-    take(setFirst, was.timeline[0] ?? null, service.timeline[0] ?? null);
-    take(setLast, was.timeline.at(-1) ?? null, service.timeline.at(-1) ?? null);
-  }, [service.id, service.version]);
+    const take = <T,>(mine: T, before: T, after: T) => (fresh || mine === before ? after : mine);
+    form.setInitialValues(now);
+    form.setValues({
+      name: take(current.name, was.name, now.name),
+      description: take(current.description, was.description, now.description),
+      serviceOwner: take(current.serviceOwner, was.serviceOwner, now.serviceOwner),
+      subscriptionModel: take(current.subscriptionModel, was.subscriptionModel, now.subscriptionModel),
+      iconUrl: take(current.iconUrl, was.iconUrl, now.iconUrl),
+      timeline: {
+        first: take(current.timeline.first, was.timeline.first, now.timeline.first),
+        last: take(current.timeline.last, was.timeline.last, now.timeline.last),
+      },
+    });
+  });
+  useEffect(() => takeNewVersion(), [service.id, service.version]);
 
   const options = useMemo(() => quarterOptions(service.timeline), [service.timeline]);
+  const timelineError = form.errors.timeline ?? form.errors['timeline.first'] ?? form.errors['timeline.last'] ?? null;
 
-  const save = (e: FormEvent) => {
-    e.preventDefault();
-    const trimmed = name.trim();
-    setNameError(trimmed ? null : M.serviceNameRequired);
-    let rangeError: string | null = null;
-    if (!first || !last || compareQuarters(first, last) > 0) rangeError = TIMELINE_ORDER;
-    else if (compareQuarters(last, first) >= MAX_TIMELINE_QUARTERS) rangeError = TIMELINE_TOO_LONG;
-    setTimelineError(rangeError);
-    if (!trimmed || rangeError || !first || !last) return;
+  const save = (values: Details) => {
+    const { first, last } = values.timeline;
+    if (!first || !last) return;
     update.mutate(
-      { name: trimmed, description, service_owner: owner, subscription_model: model, icon_url: icon, timeline: { first, last } },
       {
-        onSuccess: () => window.alert(M.serviceDetailsUpdated),
+        name: values.name.trim(),
+        description: values.description,
+        service_owner: values.serviceOwner,
+        subscription_model: values.subscriptionModel,
+        icon_url: values.iconUrl,
+        timeline: { first, last },
+      },
+      {
+        onSuccess: () => {
+          // What was saved is the new starting point: nothing is left to lose.
+          form.resetDirty(values);
+          window.alert(M.serviceDetailsUpdated);
+        },
         onError: (err) => window.alert(messageOf(err, M.failedUpdateService)),
       },
     );
   };
 
   return (
-    <form onSubmit={save} noValidate>
+    <form onSubmit={form.onSubmit(save)} noValidate>
       <Stack gap="md" maw={720}>
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={nameError} disabled={readOnly} />
+        <TextInput label="Name" required {...form.getInputProps('name')} disabled={readOnly} />
         <TextInput label="Slug" value={service.slug} readOnly description="Slug cannot be changed" />
-        <Textarea label="Description" rows={3} value={description} onChange={(e) => setDescription(e.currentTarget.value)} disabled={readOnly} />
-        <TextInput label="Service Owner" value={owner} onChange={(e) => setOwner(e.currentTarget.value)} disabled={readOnly} />
-        <Textarea label="Subscription Model" rows={3} value={model} onChange={(e) => setModel(e.currentTarget.value)} disabled={readOnly} />
-        <IconUpload value={icon} onChange={setIcon} disabled={readOnly} />
+        <Textarea label="Description" rows={3} {...form.getInputProps('description')} disabled={readOnly} />
+        <TextInput label="Service Owner" {...form.getInputProps('serviceOwner')} disabled={readOnly} />
+        <Textarea label="Subscription Model" rows={3} {...form.getInputProps('subscriptionModel')} disabled={readOnly} />
+        <IconUpload value={form.values.iconUrl} onChange={(icon) => form.setFieldValue('iconUrl', icon)} disabled={readOnly} />
         <Group grow align="flex-start">
-          <Select label="Timeline first quarter" data={options} value={first} onChange={setFirst} allowDeselect={false} disabled={readOnly} searchable />
-          <Select label="Timeline last quarter" data={options} value={last} onChange={setLast} allowDeselect={false} disabled={readOnly} searchable />
+          <Select
+            label="Timeline first quarter"
+            data={options}
+            {...form.getInputProps('timeline.first')}
+            error={Boolean(timelineError)}
+            allowDeselect={false}
+            disabled={readOnly}
+            searchable
+          />
+          <Select
+            label="Timeline last quarter"
+            data={options}
+            {...form.getInputProps('timeline.last')}
+            error={Boolean(timelineError)}
+            allowDeselect={false}
+            disabled={readOnly}
+            searchable
+          />
         </Group>
         {timelineError ? (
           <Text c="red.9" size="sm" role="alert">

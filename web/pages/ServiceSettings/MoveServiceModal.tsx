@@ -1,9 +1,12 @@
 import { Alert, Button, Group, Select, Stack, Text } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect } from 'react';
+import { flushSync } from 'react-dom';
 import { M } from '../../../common/messages';
+import { moveServiceSchema } from '../../../common/schemas/settings';
 import { messageOf } from '../../api/client';
 import { useMoveService } from '../../api/settings';
-import { CatalogModal } from '../../components/CatalogModal';
+import { CatalogModal, ModalCancelButton } from '../../components/CatalogModal';
+import { useSchemaForm } from '../../lib/schemaForm';
 import type { SessionTenant } from '../../api/storage';
 
 interface Props {
@@ -18,24 +21,21 @@ interface Props {
 /** Move to Another Tenant: the service and all its data go to the chosen tenant; it cannot be undone. */
 export function MoveServiceModal({ serviceId, serviceName, tenants, opened, onClose, onMoved }: Props) {
   const move = useMoveService(serviceId);
-  const [target, setTarget] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const form = useSchemaForm(moveServiceSchema, { targetTenantId: null as string | null });
+  const { reset } = form;
 
   useEffect(() => {
-    if (opened) {
-      setTarget(null);
-      setError(null);
-    }
-  }, [opened]);
+    if (opened) reset();
+  }, [opened, reset]);
 
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (!target) return setError(M.selectTargetTenant);
+  const submit = ({ targetTenantId: target }: typeof form.values) => {
+    if (!target) return;
     const tenant = tenants.find((t) => t.id === target);
     if (!window.confirm(`Move "${serviceName}" to ${tenant?.name ?? 'the selected tenant'}? This cannot be undone.`)) return;
-    setError(null);
     move.mutateAsync(target).then(
       () => {
+        // Nothing is left unsaved before the service's page is left.
+        flushSync(reset);
         window.alert(M.serviceMoved);
         onMoved();
       },
@@ -44,27 +44,23 @@ export function MoveServiceModal({ serviceId, serviceName, tenants, opened, onCl
   };
 
   return (
-    <CatalogModal opened={opened} onClose={onClose} title="Move to Another Tenant">
-      <form onSubmit={submit} noValidate>
+    <CatalogModal opened={opened} onClose={onClose} title="Move to Another Tenant" dirty={form.isDirty()}>
+      <form onSubmit={form.onSubmit(submit)} noValidate>
         <Stack gap="md">
           <Alert color="yellow" variant="light" title="Warning" c="dark.9">
-            The service and all its data (categories, aspects, availabilities, snapshots, actor roles and quick templates) move to the
-            target tenant. User assignments of people who are not members of that tenant are removed. This cannot be undone.
+            The service and all its data (categories, aspects, availabilities, snapshots, actor roles and quick templates) move to the target tenant. User
+            assignments of people who are not members of that tenant are removed. This cannot be undone.
           </Alert>
           <Select
             label="Target tenant"
             placeholder="Select a tenant"
             data={tenants.map((t) => ({ value: t.id, label: t.name }))}
-            value={target}
-            onChange={setTarget}
-            error={error}
+            {...form.getInputProps('targetTenantId')}
             data-autofocus
           />
           {tenants.length === 0 ? <Text size="sm">You belong to no other tenant.</Text> : null}
           <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
+            <ModalCancelButton />
             <Button type="submit" color="red.9" loading={move.isPending}>
               Move Service
             </Button>

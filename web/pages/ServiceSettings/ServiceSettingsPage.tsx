@@ -2,6 +2,7 @@ import { Badge, Button, Group, Loader, Stack, Tabs, Text } from '@mantine/core';
 import { useState } from 'react';
 import { Link, Navigate, useNavigate, useParams, useSearchParams } from 'react-router';
 import { M } from '../../../common/messages';
+import { createActorRoleSchema, createQuickTemplateSchema } from '../../../common/schemas/settings';
 import { ApiError, messageOf } from '../../api/client';
 import { useArchiveService, useUnarchiveService } from '../../api/services';
 import {
@@ -14,6 +15,7 @@ import {
   useSettingsData,
 } from '../../api/settings';
 import { AppLayout } from '../../components/AppLayout';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { TenantFooter } from '../../components/TenantFooter';
 import { useSession } from '../../session/SessionProvider';
@@ -29,6 +31,10 @@ const TABS: readonly string[] = ['details', 'roles', 'templates', 'users'] satis
 
 /** The tab named in the address (`?tab=`), else Service Details. */
 const tabOf = (value: string | null): Tab => (value !== null && TABS.includes(value) ? (value as Tab) : 'details');
+
+// The add fields as the add requests check them; the service is not typed.
+const roleNameSchema = createActorRoleSchema.pick({ roleName: true });
+const templateTextSchema = createQuickTemplateSchema.pick({ templateText: true });
 
 /** Service settings (spec section 2): details, actor roles, quick templates, user assignments and the service's actions. */
 export default function ServiceSettingsPage() {
@@ -137,10 +143,7 @@ export default function ServiceSettingsPage() {
                 Move to Another Tenant
               </Button>
             ) : null}
-            <Button
-              variant="default"
-              onClick={() => void download(`/services/${service.id}/export`, `${service.slug}.catalog`, M.failedExportService)}
-            >
+            <Button variant="default" onClick={() => void download(`/services/${service.id}/export`, `${service.slug}.catalog`, M.failedExportService)}>
               Export Service
             </Button>
           </Group>
@@ -161,11 +164,12 @@ export default function ServiceSettingsPage() {
               label="Actor roles"
               items={roles.map((r) => ({ id: r.id, text: r.role_name }))}
               placeholder="Add new role..."
-              requiredMessage={M.roleNameRequired}
+              schema={roleNameSchema}
+              field="roleName"
               addFallback={M.failedCreateActorRole}
               deleteFallback={M.failedDeleteActorRole}
-              onAdd={(text) => addRole.mutateAsync(text)}
-              onDelete={(id) => deleteRole.mutateAsync(id)}
+              onAdd={(text) => addRole.mutateAsync(text).then(() => notifySuccess(DONE.roleAdded))}
+              onDelete={(id) => deleteRole.mutateAsync(id).then(() => notifySuccess(DONE.roleDeleted))}
               disabled={readOnly}
             />
           </Tabs.Panel>
@@ -177,11 +181,12 @@ export default function ServiceSettingsPage() {
               label="Quick templates"
               items={templates.map((t) => ({ id: t.id, text: t.template_text }))}
               placeholder="Add new template..."
-              requiredMessage={M.templateTextRequired}
+              schema={templateTextSchema}
+              field="templateText"
               addFallback={M.failedCreateQuickTemplate}
               deleteFallback={M.failedDeleteQuickTemplate}
-              onAdd={(text) => addTemplate.mutateAsync(text)}
-              onDelete={(id) => deleteTemplate.mutateAsync(id)}
+              onAdd={(text) => addTemplate.mutateAsync(text).then(() => notifySuccess(DONE.templateAdded))}
+              onDelete={(id) => deleteTemplate.mutateAsync(id).then(() => notifySuccess(DONE.templateDeleted))}
               disabled={readOnly}
             />
           </Tabs.Panel>

@@ -1,7 +1,8 @@
 import { Alert, Button, CloseButton, Group, Pill, Stack, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
+import { useSchemaForm } from '../../lib/schemaForm';
 
 interface Item {
   id: string;
@@ -13,8 +14,9 @@ interface Props {
   label: string;
   items: Item[];
   placeholder: string;
-  /** The message shown when the add field is empty. */
-  requiredMessage: string;
+  /** The add request's schema reduced to its one typed field, named `field` (its rule and message). */
+  schema: Parameters<typeof useSchemaForm>[0];
+  field: string;
   addFallback: string;
   deleteFallback: string;
   onAdd: (text: string) => Promise<unknown>;
@@ -23,24 +25,19 @@ interface Props {
 }
 
 /** Tags with a delete button each and an add field; errors show inline (spec section 8). */
-export function TagEditor({ label, items, placeholder, requiredMessage, addFallback, deleteFallback, onAdd, onDelete, disabled }: Props) {
-  const [text, setText] = useState('');
+export function TagEditor({ label, items, placeholder, schema, field, addFallback, deleteFallback, onAdd, onDelete, disabled }: Props) {
+  const form = useSchemaForm<Record<string, string>>(schema, { [field]: '' });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const add = async (e: FormEvent) => {
-    e.preventDefault();
-    const value = text.trim();
-    if (!value) {
-      setError(requiredMessage);
-      return;
-    }
+  const add = async (values: Record<string, string>) => {
+    const value = (values[field] ?? '').trim();
     setBusy(true);
     setError(null);
     try {
       await onAdd(value);
       // Keep anything typed while the add was on its way.
-      setText((current) => (current.trim() === value ? '' : current));
+      if ((form.getValues()[field] ?? '').trim() === value) form.reset();
     } catch (err) {
       setError(messageOf(err, addFallback));
     } finally {
@@ -67,9 +64,7 @@ export function TagEditor({ label, items, placeholder, requiredMessage, addFallb
               <Pill size="lg" className="settings-tag">
                 <Group gap={4} wrap="nowrap" component="span">
                   <span>{item.text}</span>
-                  {!disabled ? (
-                    <CloseButton size="sm" onClick={() => void remove(item)} aria-label={`Delete ${item.text}`} />
-                  ) : null}
+                  {!disabled ? <CloseButton size="sm" onClick={() => void remove(item)} aria-label={`Delete ${item.text}`} /> : null}
                 </Group>
               </Pill>
             </div>
@@ -81,13 +76,20 @@ export function TagEditor({ label, items, placeholder, requiredMessage, addFallb
         </Text>
       )}
       {!disabled ? (
-        <form onSubmit={add} noValidate>
+        <form
+          onSubmit={form.onSubmit(
+            (values) => void add(values),
+            () => setError(null),
+          )}
+          noValidate
+        >
           <Group align="flex-start" gap="sm">
             <TextInput
               aria-label={placeholder.replace(/\.\.\.$/, '')}
               placeholder={placeholder}
-              value={text}
-              onChange={(e) => setText(e.currentTarget.value)}
+              {...form.getInputProps(field)}
+              // Announced as it appears, as the other errors of this tab are.
+              errorProps={{ role: 'alert' }}
               style={{ flex: 1 }}
             />
             <Button type="submit" loading={busy}>
