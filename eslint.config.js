@@ -16,9 +16,7 @@ const boundaries = [
   },
   {
     files: ['common/**/*.ts'],
-    patterns: [
-      { group: ['**/server/**', '**/web/**'], message: 'common/ is shared by both sides and depends on neither.' },
-    ],
+    patterns: [{ group: ['**/server/**', '**/web/**'], message: 'common/ is shared by both sides and depends on neither.' }],
   },
   {
     files: ['server/routes/**/*.ts'],
@@ -46,7 +44,17 @@ const boundaries = [
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'playwright-report/**', 'data/**', '.e2e-data/**', 'bench/out/**', 'server/db/migrations/**'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test-results/**',
+      'playwright-report/**',
+      'data/**',
+      '.e2e-data/**',
+      'bench/out/**',
+      'server/db/migrations/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -72,7 +72,8 @@ function searchCases(categories: Category[], aspects: Aspect[], timeline: string
   const terms = ['aspect 42:', 'aspect 1', 'category 7', 'no aspect is called this', ''];
   const cases = terms.map((term) => ({ term, titles: titles(term) }));
   for (let i = 1; i < cases.length; i++) {
-    if (cases[i]!.titles.length === cases[i - 1]!.titles.length) throw new Error(`search terms "${cases[i - 1]!.term}" and "${cases[i]!.term}" leave as many rows`);
+    if (cases[i]!.titles.length === cases[i - 1]!.titles.length)
+      throw new Error(`search terms "${cases[i - 1]!.term}" and "${cases[i]!.term}" leave as many rows`);
   }
   return cases;
 }
@@ -155,7 +156,14 @@ async function newBenchPage(context: BrowserContext, config: PageConfig): Promis
   return page;
 }
 
-async function oneRun(browser: Browser, base: string, serviceId: string, cases: { term: string; titles: string[] }[], rows: number, check: boolean): Promise<Run> {
+async function oneRun(
+  browser: Browser,
+  base: string,
+  serviceId: string,
+  cases: { term: string; titles: string[] }[],
+  rows: number,
+  check: boolean,
+): Promise<Run> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {
     const config: PageConfig = { debounceMs: SEARCH_DEBOUNCE_MS, loadRows: rows };
@@ -232,7 +240,12 @@ async function loginJavaScript(browser: Browser, client: Client): Promise<{ file
     await page.goto(`${client.base}/login`);
     await page.getByRole('button', { name: 'Log In' }).waitFor();
     await page.waitForLoadState('networkidle');
-    const urls = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((u) => new URL(u).pathname.endsWith('.js')));
+    const urls = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((u) => new URL(u).pathname.endsWith('.js')),
+    );
     let bytes = 0;
     for (const url of new Set(urls)) {
       const res = await fetch(url);
@@ -246,7 +259,12 @@ async function loginJavaScript(browser: Browser, client: Client): Promise<{ file
 }
 
 /** Measures `runs` fresh page loads of a service's catalog in Chromium, on a server already running. */
-export async function measureRuns(client: Client, serviceId: string, runCount: number, log: (line: string) => void): Promise<{ figures: Figure[]; notes: string[] }> {
+export async function measureRuns(
+  client: Client,
+  serviceId: string,
+  runCount: number,
+  log: (line: string) => void,
+): Promise<{ figures: Figure[]; notes: string[] }> {
   const full = (await client.json('GET', `/api/services/${serviceId}/full`)).body;
   const aspects: Aspect[] = full.resolved_data.aspects;
   const cases = searchCases(full.categories, aspects, full.resolved_data.timeline);
@@ -280,14 +298,43 @@ function browserFigures(runs: Run[], login: { gzipKb: number }): Figure[] {
   const terms = runs[0]!.search.map((s) => s.term);
   const perTerm = terms.map((_, i) => med(runs, (r) => r.search[i]!.times.painted - r.search[i]!.times.start));
   return [
-    { name: 'Large roadmap: /full received to table painted and a click answered (ms)', value: med(runs, (r) => r.load.dialogPainted - r.load.responseEnd), unit: 'ms', target: { value: 500, atMost: true } },
-    { name: 'Search: debounce fired to filtered table painted, slowest term (ms)', value: Math.max(...perTerm), unit: 'ms', target: { value: 50, atMost: true } },
-    { name: 'Search: debounce fired to filtered table painted, median over terms (ms)', value: median(perTerm), unit: 'ms', target: { value: 50, atMost: true } },
-    { name: 'Scroll through 600 rows: frames over 50 ms', value: med(runs, (r) => r.scroll.frames.filter((f) => f > 50).length), unit: 'frames', target: { value: 0, atMost: true } },
-    { name: 'Scroll through 600 rows: frames showing an empty gap in view', value: med(runs, (r) => r.scroll.gapFrames), unit: 'frames', target: { value: 0, atMost: true } },
+    {
+      name: 'Large roadmap: /full received to table painted and a click answered (ms)',
+      value: med(runs, (r) => r.load.dialogPainted - r.load.responseEnd),
+      unit: 'ms',
+      target: { value: 500, atMost: true },
+    },
+    {
+      name: 'Search: debounce fired to filtered table painted, slowest term (ms)',
+      value: Math.max(...perTerm),
+      unit: 'ms',
+      target: { value: 50, atMost: true },
+    },
+    {
+      name: 'Search: debounce fired to filtered table painted, median over terms (ms)',
+      value: median(perTerm),
+      unit: 'ms',
+      target: { value: 50, atMost: true },
+    },
+    {
+      name: 'Scroll through 600 rows: frames over 50 ms',
+      value: med(runs, (r) => r.scroll.frames.filter((f) => f > 50).length),
+      unit: 'frames',
+      target: { value: 0, atMost: true },
+    },
+    {
+      name: 'Scroll through 600 rows: frames showing an empty gap in view',
+      value: med(runs, (r) => r.scroll.gapFrames),
+      unit: 'frames',
+      target: { value: 0, atMost: true },
+    },
     { name: 'Scroll through 600 rows: p95 frame (ms)', value: med(runs, (r) => percentile(r.scroll.frames, 95)), unit: 'ms' },
     { name: 'Scroll through 600 rows: longest frame (ms)', value: med(runs, (r) => Math.max(...r.scroll.frames)), unit: 'ms' },
-    { name: 'Scroll through 600 rows: frames over 50 ms on a static page of as many rows (the machine)', value: med(runs, (r) => r.staticScroll.frames.filter((f) => f > 50).length), unit: 'frames' },
+    {
+      name: 'Scroll through 600 rows: frames over 50 ms on a static page of as many rows (the machine)',
+      value: med(runs, (r) => r.staticScroll.frames.filter((f) => f > 50).length),
+      unit: 'frames',
+    },
     { name: 'Scroll through 600 rows: p95 frame on the static page (ms)', value: med(runs, (r) => percentile(r.staticScroll.frames, 95)), unit: 'ms' },
     { name: 'View switch to Current: click to table painted (ms)', value: med(runs, (r) => r.toCurrent.painted - r.toCurrent.start), unit: 'ms' },
     { name: 'View switch back to Roadmap: click to table painted (ms)', value: med(runs, (r) => r.toRoadmap.painted - r.toRoadmap.start), unit: 'ms' },

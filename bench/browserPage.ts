@@ -108,7 +108,8 @@ export function instrument(config: PageConfig) {
       button.click();
       await bench.when(() => document.querySelector('[role="dialog"]') !== null);
       const dialogPainted = await painted();
-      const entry = performance.getEntriesByType('resource').find((e) => /\/api\/services\/[^/]+\/full$/.test(new URL(e.name).pathname)) as PerformanceResourceTiming | undefined;
+      const entry = performance.getEntriesByType('resource').find((e) => /\/api\/services\/[^/]+\/full$/.test(new URL(e.name).pathname)) as
+        PerformanceResourceTiming | undefined;
       if (!entry) throw new Error('no resource timing for /full');
       return { responseEnd: entry.responseEnd, rendered, painted: paintedAt, clicked, dialogPainted };
     })();
@@ -143,4 +144,3 @@ export function scroll(page: Page, step: number): Promise<ScrollFrames> {
     return { frames: stamps.slice(1).map((t, i) => t - stamps[i]!), distance: el.scrollTop, longAnimationFrames: long.length, gapFrames };
   }, step);
 }
-

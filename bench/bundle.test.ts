@@ -83,7 +83,10 @@ function largestParts(): string {
     for (const [id, info] of Object.entries(chunk.modules)) {
       const inPackage = id.split(`node_modules${sep}`).pop()!;
       const key = id.includes(`node_modules${sep}`)
-        ? inPackage.split(sep).slice(0, inPackage.startsWith('@') ? 2 : 1).join('/')
+        ? inPackage
+            .split(sep)
+            .slice(0, inPackage.startsWith('@') ? 2 : 1)
+            .join('/')
         : id.slice(ROOT.length).split(sep).slice(0, 3).join('/');
       sizes.set(key, (sizes.get(key) ?? 0) + info.renderedLength);
     }

@@ -43,9 +43,7 @@ export function catalogDocument(shape: CatalogShape) {
     is_public: i % 4 !== 0,
     position: Math.floor(i / shape.categories),
   }));
-  const availabilities = aspects.flatMap((a, i) =>
-    timeline.map((q, j) => ({ aspect_id: a.id, time_bucket: q, value: `${words(i + j, 4)} (${q})` })),
-  );
+  const availabilities = aspects.flatMap((a, i) => timeline.map((q, j) => ({ aspect_id: a.id, time_bucket: q, value: `${words(i + j, 4)} (${q})` })));
   return {
     format: 'service-catalog',
     version: 1,
@@ -53,8 +51,14 @@ export function catalogDocument(shape: CatalogShape) {
     categories,
     aspects,
     availabilities,
-    roles: [{ role_name: 'Student', position: 0 }, { role_name: 'Staff', position: 1 }],
-    templates: [{ template_text: 'Available', position: 0 }, { template_text: 'Planned', position: 1 }],
+    roles: [
+      { role_name: 'Student', position: 0 },
+      { role_name: 'Staff', position: 1 },
+    ],
+    templates: [
+      { template_text: 'Available', position: 0 },
+      { template_text: 'Planned', position: 1 },
+    ],
   };
 }
 

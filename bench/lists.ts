@@ -178,7 +178,10 @@ async function addServices(c: pg.Client, tenantId: string, count: number): Promi
 /** In the tenant's first service: a cell changed `changes` times (newest last) and `snapshots` snapshots. */
 async function cellAndSnapshots(c: pg.Client, tenantId: string, changes: number, snapshots: number): Promise<{ serviceId: string; aspectId: string }> {
   const { id: serviceId } = await one(c, `select id from services where tenant_id = $1 and slug = 'service-1'`, [tenantId]);
-  const { id: categoryId } = await one(c, `insert into categories (tenant_id, service_id, name) values ($1, $2, 'Category 1') returning id`, [tenantId, serviceId]);
+  const { id: categoryId } = await one(c, `insert into categories (tenant_id, service_id, name) values ($1, $2, 'Category 1') returning id`, [
+    tenantId,
+    serviceId,
+  ]);
   const { id: aspectId } = await one(
     c,
     `insert into aspects (tenant_id, service_id, category_id, title, description) values ($1, $2, $3, 'The cell that changes', '<p>Changed many times.</p>') returning id`,
@@ -361,8 +364,16 @@ async function openAndType(context: BrowserContext, base: string, path: string, 
     const config: ListPageConfig = { debounceMs: SEARCH_DEBOUNCE_MS, firstTexts, quietMs: QUIET_MS };
     await page.addInitScript(listInstrument, config);
     await page.goto(base + path);
-    const shown = await within(page.evaluate(() => (window as any).__lists.shown as Promise<{ painted: number }>), 120_000, `${path}: ${firstTexts.join(', ')} shown`);
-    await within(page.evaluate(() => (window as any).__lists.idle(performance.now())), 60_000, `${path} settled`);
+    const shown = await within(
+      page.evaluate(() => (window as any).__lists.shown as Promise<{ painted: number }>),
+      120_000,
+      `${path}: ${firstTexts.join(', ')} shown`,
+    );
+    await within(
+      page.evaluate(() => (window as any).__lists.idle(performance.now())),
+      60_000,
+      `${path} settled`,
+    );
     const searches: PageRun['searches'] = [];
     for (const box of boxes) searches.push(await typeInto(page, box));
     const apiCalls = await page.evaluate(() => (window as any).__lists.apiCalls as string[]);
@@ -385,14 +396,22 @@ async function typeInto(page: Page, box: SearchBox): Promise<KeyTimes[] | null> 
   await input.click();
   if ((await input.inputValue()) !== '') {
     await input.fill('');
-    await within(page.evaluate(() => (window as any).__lists.idle(performance.now())), 60_000, 'search emptied');
+    await within(
+      page.evaluate(() => (window as any).__lists.idle(performance.now())),
+      60_000,
+      'search emptied',
+    );
   }
   const times: KeyTimes[] = [];
   for (const key of KEYS) {
     // Armed first, so that the key cannot reach the page before the listener.
     await page.evaluate(() => void ((window as any).__lists.armed = (window as any).__lists.keystroke()));
     await page.keyboard.press(key);
-    const t = await within(page.evaluate(() => (window as any).__lists.armed as Promise<KeyTimes>), 60_000, `typing ${key} into ${String(box.name)}`);
+    const t = await within(
+      page.evaluate(() => (window as any).__lists.armed as Promise<KeyTimes>),
+      60_000,
+      `typing ${key} into ${String(box.name)}`,
+    );
     if (t.timedOut) throw new Error(`typing ${key} into ${String(box.name)}: the page did not settle within 20 s`);
     times.push(t);
   }
@@ -406,7 +425,16 @@ interface Side3 {
 }
 
 /** `runs` measured openings (after one not counted) of a page in a context. */
-async function pageRuns(context: BrowserContext, base: string, path: string, firstTexts: string[], boxes: SearchBox[], runs: number, log: (l: string) => void, label: string): Promise<Side3> {
+async function pageRuns(
+  context: BrowserContext,
+  base: string,
+  path: string,
+  firstTexts: string[],
+  boxes: SearchBox[],
+  runs: number,
+  log: (l: string) => void,
+  label: string,
+): Promise<Side3> {
   const warm = await openAndType(context, base, path, firstTexts, boxes);
   const out: Side3 = { shown: [], searches: [], apiCalls: warm.apiCalls };
   for (let r = 0; r < runs; r++) {
@@ -415,7 +443,9 @@ async function pageRuns(context: BrowserContext, base: string, path: string, fir
     out.searches.push(run.searches);
     log(
       `${label} run ${r + 1}: shown ${run.shown.toFixed(0)} ms; ` +
-        run.searches.map((s, i) => (s ? `box ${i + 1} keys ${s.map((k) => `${k.settled.toFixed(0)}/${k.input.toFixed(0)}`).join(' ')}` : `box ${i + 1} missing`)).join('; '),
+        run.searches
+          .map((s, i) => (s ? `box ${i + 1} keys ${s.map((k) => `${k.settled.toFixed(0)}/${k.input.toFixed(0)}`).join(' ')}` : `box ${i + 1} missing`))
+          .join('; '),
     );
   }
   return out;
@@ -444,7 +474,15 @@ function apiFigures(section: string, name: string, large: ApiFigure | null, base
   const skipped = missing ? `not measured: answered ${large?.status ?? '-'} (large) / ${base?.status ?? '-'} (20 items)` : undefined;
   return [
     { section, name: `${name}: time (ms)`, unit: 'ms', value: missing ? null : large!.ms, baseline: missing ? null : base!.ms, maxRatio: MAX_RATIO, skipped },
-    { section, name: `${name}: answer (KB of JSON)`, unit: 'KB', value: missing ? null : large!.kb, baseline: missing ? null : base!.kb, maxValue: MAX_ANSWER_KB, skipped },
+    {
+      section,
+      name: `${name}: answer (KB of JSON)`,
+      unit: 'KB',
+      value: missing ? null : large!.kb,
+      baseline: missing ? null : base!.kb,
+      maxValue: MAX_ANSWER_KB,
+      skipped,
+    },
   ];
 }
 
@@ -462,7 +500,11 @@ function keyFigures(section: string, box: string, large: Side3, base: Side3, ind
     maxValue: MAX_KEYSTROKE_MS,
     skipped,
   });
-  return [f('keystroke to list settled, median key', (s) => s.median), f('keystroke to list settled, slowest key', (s) => s.slowest), f('keystroke to next frame, slowest key', (s) => s.slowestInput)];
+  return [
+    f('keystroke to list settled, median key', (s) => s.median),
+    f('keystroke to list settled, slowest key', (s) => s.slowest),
+    f('keystroke to next frame, slowest key', (s) => s.slowestInput),
+  ];
 }
 
 const firstOf = async (client: Client, path: string, slug: string | undefined, pick: (body: any) => string | undefined): Promise<string> => {
@@ -571,7 +613,16 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
           o.log(`lists: ${side} tenant: dashboard`);
           const dashboard = await pageRuns(context, server.url, '/', [firstService], [{ name: 'Search services' }], o.runs, o.log, `${side} dashboard`);
           o.log(`lists: ${side} tenant: tenant settings`);
-          const users = await pageRuns(context, server.url, '/tenant-settings', [firstUser], [{ name: 'Search users' }], o.runs, o.log, `${side} tenant settings`);
+          const users = await pageRuns(
+            context,
+            server.url,
+            '/tenant-settings',
+            [firstUser],
+            [{ name: 'Search users' }],
+            o.runs,
+            o.log,
+            `${side} tenant settings`,
+          );
           o.log(`lists: ${side} tenant: snapshot list`);
           const snapshots = await pageRuns(context, server.url, `/catalog/${cell.serviceId}/settings`, [firstSnapshot], [], o.runs, o.log, `${side} snapshots`);
           page[side] = { dashboard, users, snapshots };
@@ -598,13 +649,12 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
       const usersUnpaged = await both(() => '/api/users');
       const history = await both((s) => `/api/availabilities/aspect/${built.cell[s].aspectId}/history`);
       const snapshotCall = (s: Side) =>
-        page[s].snapshots.apiCalls.find((c) => c.startsWith(`/api/snapshots/service/${built.cell[s].serviceId}`)) ?? `/api/snapshots/service/${built.cell[s].serviceId}?limit=50`;
+        page[s].snapshots.apiCalls.find((c) => c.startsWith(`/api/snapshots/service/${built.cell[s].serviceId}`)) ??
+        `/api/snapshots/service/${built.cell[s].serviceId}?limit=50`;
       const snapshotList = await both(snapshotCall);
       const panelData = await apiFigure(admin, panelCall(panel.apiCalls), undefined, o.apiCalls);
       const tenantCall = panelTenantsCall(panel.apiCalls);
-      const tenantList = tenantCall
-        ? { large: await apiFigure(admin, tenantCall, undefined, o.apiCalls), base: small.tenantList ?? null }
-        : null;
+      const tenantList = tenantCall ? { large: await apiFigure(admin, tenantCall, undefined, o.apiCalls), base: small.tenantList ?? null } : null;
       const adminUsers = await apiFigure(admin, '/api/admin/users?search=&limit=100', undefined, o.apiCalls);
       const baseUsersGrown = await api('base', '/api/users');
 
@@ -620,7 +670,9 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
       const figures: ListFigure[] = [
         timeFigure(S.services, 'Dashboard shown: navigation to the first service painted (ms)', shown(page.large.dashboard), shown(page.base.dashboard)),
         ...keyFigures(S.services, "'Search services...'", page.large.dashboard, page.base.dashboard, 0, "the Dashboard has no 'Search services' box"),
-        ...(servicesAsCalled ? apiFigures(S.services, `GET ${dashboardCall.large} (as the Dashboard calls it)`, servicesAsCalled.large, servicesAsCalled.base) : []),
+        ...(servicesAsCalled
+          ? apiFigures(S.services, `GET ${dashboardCall.large} (as the Dashboard calls it)`, servicesAsCalled.large, servicesAsCalled.base)
+          : []),
         ...apiFigures(S.services, 'GET /api/services, unpaged', servicesUnpaged.large, servicesUnpaged.base),
         ...apiFigures(S.services, 'GET /api/services?limit=100, paged', servicesPaged.large, servicesPaged.base),
 
@@ -639,14 +691,24 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
 
         ...apiFigures(S.history, 'GET /api/availabilities/aspect/:id/history, default page', history.large, history.base),
 
-        timeFigure(S.snapshots, "Service Settings' snapshot list shown: navigation to the newest snapshot painted (ms)", shown(page.large.snapshots), shown(page.base.snapshots)),
-        ...apiFigures(S.snapshots, `GET ${snapshotCall('large').replace(built.cell.large.serviceId, ':id')} (as the page calls it)`, snapshotList.large, snapshotList.base),
+        timeFigure(
+          S.snapshots,
+          "Service Settings' snapshot list shown: navigation to the newest snapshot painted (ms)",
+          shown(page.large.snapshots),
+          shown(page.base.snapshots),
+        ),
+        ...apiFigures(
+          S.snapshots,
+          `GET ${snapshotCall('large').replace(built.cell.large.serviceId, ':id')} (as the page calls it)`,
+          snapshotList.large,
+          snapshotList.base,
+        ),
       ];
 
       const calls = (s: Side3) =>
         [...new Set(s.apiCalls.map((c) => c.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, ':id').replace(/([?&](search|tenantSearch)=)[^&]+/g, '$1…')))].join(', ');
       notes.push(
-        `Sizes (${o.scaleName} scale${o.scaleName === 'small' ? ': 1/20 of the issue\'s, to prove the bench' : ''}): ${installation}. ` +
+        `Sizes (${o.scaleName} scale${o.scaleName === 'small' ? ": 1/20 of the issue's, to prove the bench" : ''}): ${installation}. ` +
           `The 20-item figures: the baseline tenant in the same database (20 services, 20 users, a cell changed 20 times, 20 snapshots), measured on the large installation; ` +
           `the panel's, and the 20-user tenant's "before", on the same database before it grew: ${small.installation}.`,
         `Data written by SQL as the database owner: the large installation in ${sqlSeconds.toFixed(1)} s (ANALYZE included); the whole step took ${((performance.now() - started) / 1000).toFixed(0)} s.`,
@@ -688,6 +750,7 @@ export function listsOptionsFromEnv(log: (line: string) => void): ListsOptions {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await measureLists(listsOptionsFromEnv((line) => console.log(`[bench] ${line}`)));
-  for (const f of result.figures) console.log(`${f.section} | ${f.name}: ${f.value?.toFixed(1) ?? '-'} vs ${f.baseline?.toFixed(1) ?? '-'}${f.skipped ? ` (${f.skipped})` : ''}`);
+  for (const f of result.figures)
+    console.log(`${f.section} | ${f.name}: ${f.value?.toFixed(1) ?? '-'} vs ${f.baseline?.toFixed(1) ?? '-'}${f.skipped ? ` (${f.skipped})` : ''}`);
   for (const n of result.notes) console.log(`- ${n}`);
 }

@@ -99,13 +99,16 @@ export function listInstrument(config: ListPageConfig) {
       }
       // The body is read by the caller; count the call done once it has been.
       const clone = res.clone();
-      clone.arrayBuffer().then(
-        () => undefined,
-        () => undefined,
-      ).finally(() => {
-        b.inflight--;
-        b.lastFetchEnd = performance.now();
-      });
+      clone
+        .arrayBuffer()
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          b.inflight--;
+          b.lastFetchEnd = performance.now();
+        });
       return res;
     } catch (err) {
       b.inflight--;

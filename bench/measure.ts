@@ -36,7 +36,11 @@ function writeScript(aspectIds: string[], timeline: string[], prefix: string): s
 /** The product's response headers as the bare server should send them: all but the per-connection ones. */
 function productHeaders(headers: Record<string, unknown>): Record<string, string> {
   const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-  return Object.fromEntries(Object.entries(headers).filter(([k]) => !skip.has(k)).map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([k]) => !skip.has(k))
+      .map(([k, v]) => [k, String(v)]),
+  );
 }
 
 export interface BenchOptions {
@@ -117,7 +121,12 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
           bareSame.push(bareSameResult.rps);
         }
         figures.push({ name: pair.name, value: median(ours), unit: 'req/s', baseline: median(bare) });
-        figures.push({ name: `${pair.name.replace(' (req/s)', '')}, against the bare server sending the same headers (req/s)`, value: median(ours), unit: 'req/s', baseline: median(bareSame) });
+        figures.push({
+          name: `${pair.name.replace(' (req/s)', '')}, against the bare server sending the same headers (req/s)`,
+          value: median(ours),
+          unit: 'req/s',
+          baseline: median(bareSame),
+        });
         o.log(`${pair.name}: ${median(ours).toFixed(0)} vs ${median(bare).toFixed(0)} (same headers: ${median(bareSame).toFixed(0)})`);
       }
     } finally {
@@ -143,7 +152,9 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
       p99s.push(result.p99Ms);
       written.push(result.rps);
     }
-    notes.push(`Availability writes: wrk at 10 connections for ${o.seconds} s a run, each write to one of the large service's aspects and quarters in turn, after a run not counted that warms the write path; ${median(written).toFixed(0)} writes/s (median).`);
+    notes.push(
+      `Availability writes: wrk at 10 connections for ${o.seconds} s a run, each write to one of the large service's aspects and quarters in turn, after a run not counted that warms the write path; ${median(written).toFixed(0)} writes/s (median).`,
+    );
     figures.push({ name: 'Availability write p99 at 10 in flight (ms)', value: median(p99s), unit: 'ms', target: { value: 15, atMost: true } });
     const check = await client.json('POST', '/api/availabilities', { aspectId: aspectIds[0], timeBucket: timeline[0], value: 'Read back' });
     const after = (await client.json('GET', fullPath)).body;
@@ -180,11 +191,16 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
       }
       figures.push({ name: `Cold /full built whole (after an aspect edit), ${aspects} aspects, server time (ms)`, value: median(whole), unit: 'ms' });
       wholeCurve.push({ aspects, ms: median(whole) });
-      o.log(`cold /full ${aspects}: ${median(server).toFixed(1)} ms server, ${median(client_).toFixed(1)} ms client; built whole ${median(whole).toFixed(1)} ms`);
+      o.log(
+        `cold /full ${aspects}: ${median(server).toFixed(1)} ms server, ${median(client_).toFixed(1)} ms client; built whole ${median(whole).toFixed(1)} ms`,
+      );
     }
 
     // Linear growth: ten times the aspects take at most ten times as long, after either kind of write.
-    for (const [label, points] of [['cold /full', curve], ['cold /full built whole', wholeCurve]] as const) {
+    for (const [label, points] of [
+      ['cold /full', curve],
+      ['cold /full built whole', wholeCurve],
+    ] as const) {
       for (let i = 1; i < points.length; i++) {
         const [small, large] = [points[i - 1]!, points[i]!];
         const size = large.aspects / small.aspects;
@@ -228,7 +244,12 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
       rssGrowth.push((rssPeak - rssBefore) / MB);
       await Promise.all([probe, health]);
     }
-    figures.push({ name: `Import of the ${o.scale.importAspects}-aspect .catalog (ms)`, value: median(imports), unit: 'ms', target: { value: o.databaseUrl ? 2000 : 3000, atMost: true } });
+    figures.push({
+      name: `Import of the ${o.scale.importAspects}-aspect .catalog (ms)`,
+      value: median(imports),
+      unit: 'ms',
+      target: { value: o.databaseUrl ? 2000 : 3000, atMost: true },
+    });
     const documentMb = gunzipSync(file).length / MB;
     figures.push({
       name: `Server RSS growth during the import (MB; the file is ${documentMb.toFixed(1)} MB of JSON)`,
@@ -238,11 +259,18 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
     });
     const exportsMs: number[] = [];
     for (let r = 0; r < o.runs; r++) exportsMs.push((await timedGet(client, `/api/services/${imported}/export`)).ms);
-    figures.push({ name: `Export of the ${o.scale.importAspects}-aspect service (ms)`, value: median(exportsMs), unit: 'ms', target: { value: 1000, atMost: true } });
+    figures.push({
+      name: `Export of the ${o.scale.importAspects}-aspect service (ms)`,
+      value: median(exportsMs),
+      unit: 'ms',
+      target: { value: 1000, atMost: true },
+    });
     figures.push({ name: 'Small page p99 while an import runs (ms)', value: percentile(duringImport, 99), unit: 'ms', target: { value: 20, atMost: true } });
     figures.push({ name: 'Database health check p99 while an import runs (ms)', value: percentile(healthDuringImport, 99), unit: 'ms' });
     if (!o.databaseUrl) {
-      notes.push('The embedded database serves one session: a call that needs it waits while an import holds its transaction (the health check above); pages and cached reads do not.');
+      notes.push(
+        'The embedded database serves one session: a call that needs it waits while an import holds its transaction (the health check above); pages and cached reads do not.',
+      );
     }
     figures.push({ name: 'Longest event-loop stall during imports (ms)', value: await readStall(), unit: 'ms' });
     figures.push({ name: 'RSS after the load (MB)', value: rssOf(running.pid) / MB, unit: 'MB' });

@@ -82,7 +82,11 @@ async function smallTenant(client: Client, i: number, stamp: string, aspects: nu
   const tenant = await send(client, 'POST', '/api/tenants', undefined, { name: `Memory ${i}`, slug });
   if (tenant.status !== 201) throw new Error(`creating a tenant answered ${tenant.status}`);
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(catalogFile({ name: `Tenant ${i} service`, categories: Math.max(1, aspects / 20), aspects, quarters: 12 }))]), 'memory.catalog');
+  form.append(
+    'file',
+    new Blob([new Uint8Array(catalogFile({ name: `Tenant ${i} service`, categories: Math.max(1, aspects / 20), aspects, quarters: 12 }))]),
+    'memory.catalog',
+  );
   const res = await client.fetch('/api/services/import', { method: 'POST', headers: { 'x-tenant-slug': slug }, body: form });
   if (res.status !== 201) throw new Error(`import answered ${res.status}: ${await res.text()}`);
   const { service } = (await res.json()) as { service: { id: string } };
@@ -104,13 +108,25 @@ function operations(client: Client, large: Target, others: Target[]): Operation[
   return [
     { name: 'GET /full, large service', weight: 20, write: false, run: () => status(send(client, 'GET', `/api/services/${large.serviceId}/full`, large.slug)) },
     { name: 'GET /services, bench tenant', weight: 12, write: false, run: () => status(send(client, 'GET', '/api/services', large.slug)) },
-    { name: 'GET /full, other tenants', weight: 10, write: false, run: (n) => status(send(client, 'GET', `/api/services/${other(n).serviceId}/full`, other(n).slug)) },
+    {
+      name: 'GET /full, other tenants',
+      weight: 10,
+      write: false,
+      run: (n) => status(send(client, 'GET', `/api/services/${other(n).serviceId}/full`, other(n).slug)),
+    },
     { name: 'GET /services, other tenants', weight: 5, write: false, run: (n) => status(send(client, 'GET', '/api/services', other(n).slug)) },
     {
       name: 'set availability, large service',
       weight: 22,
       write: true,
-      run: (n) => status(send(client, 'POST', '/api/availabilities', large.slug, { aspectId: pick(large.aspectIds, n * 7), timeBucket: pick(large.timeline, n), value: `Load ${n}` })),
+      run: (n) =>
+        status(
+          send(client, 'POST', '/api/availabilities', large.slug, {
+            aspectId: pick(large.aspectIds, n * 7),
+            timeBucket: pick(large.timeline, n),
+            value: `Load ${n}`,
+          }),
+        ),
     },
     {
       name: 'set availability, other tenants',
@@ -118,7 +134,9 @@ function operations(client: Client, large: Target, others: Target[]): Operation[
       write: true,
       run: (n) => {
         const t = other(n);
-        return status(send(client, 'POST', '/api/availabilities', t.slug, { aspectId: pick(t.aspectIds, n * 3), timeBucket: pick(t.timeline, n), value: `Load ${n}` }));
+        return status(
+          send(client, 'POST', '/api/availabilities', t.slug, { aspectId: pick(t.aspectIds, n * 3), timeBucket: pick(t.timeline, n), value: `Load ${n}` }),
+        );
       },
     },
     {
@@ -126,7 +144,12 @@ function operations(client: Client, large: Target, others: Target[]): Operation[
       weight: 12,
       write: true,
       run: (n) =>
-        status(send(client, 'PUT', `/api/aspects/${pick(large.aspectIds, n * 11)}`, large.slug, { title: `Aspect edited ${n % 97}`, description: `<p>Edited <strong>${n}</strong> times</p>` })),
+        status(
+          send(client, 'PUT', `/api/aspects/${pick(large.aspectIds, n * 11)}`, large.slug, {
+            title: `Aspect edited ${n % 97}`,
+            description: `<p>Edited <strong>${n}</strong> times</p>`,
+          }),
+        ),
     },
     {
       name: 'create and delete aspect, other tenants',
@@ -134,7 +157,12 @@ function operations(client: Client, large: Target, others: Target[]): Operation[
       write: true,
       run: async (n) => {
         const t = other(n);
-        const created = await send(client, 'POST', '/api/aspects', t.slug, { serviceId: t.serviceId, categoryId: pick(t.categoryIds, n), title: `Short-lived ${n}`, description: '<p>x</p>' });
+        const created = await send(client, 'POST', '/api/aspects', t.slug, {
+          serviceId: t.serviceId,
+          categoryId: pick(t.categoryIds, n),
+          title: `Short-lived ${n}`,
+          description: '<p>x</p>',
+        });
         if (created.status !== 201) return [created.status];
         return [created.status, (await send(client, 'DELETE', `/api/aspects/${created.body.aspect.id}`, t.slug)).status];
       },
@@ -178,7 +206,9 @@ async function load(client: Client, pid: number, ops: Operation[], o: MemoryOpti
       samples.push({ t: elapsed(), rssMb: procRss || m.rss_bytes / MB, heapMb: m.heap_used_bytes / MB, stallMs: m.event_loop.max_ms });
       nextSample += o.sampleSeconds;
       if (samples.length % Math.max(1, Math.round(30 / o.sampleSeconds)) === 0) {
-        o.log(`  ${elapsed().toFixed(0)} s: RSS ${procRss.toFixed(0)} MB, heap ${(m.heap_used_bytes / MB).toFixed(0)} MB, ${requests} requests, ${errors.length} errors, ${pending.size} in flight`);
+        o.log(
+          `  ${elapsed().toFixed(0)} s: RSS ${procRss.toFixed(0)} MB, heap ${(m.heap_used_bytes / MB).toFixed(0)} MB, ${requests} requests, ${errors.length} errors, ${pending.size} in flight`,
+        );
       }
     }
     const number = n++;
@@ -269,7 +299,8 @@ export async function measureMemory(o: MemoryOptions): Promise<{ figures: Figure
       { name: `Event-loop delay, median of the ${o.sampleSeconds}-second maxima (ms)`, value: s.medianStallMs, unit: 'ms' },
     ];
     const p = (list: number[], q: number) => (list.length ? percentile(list, q).toFixed(0) : '-');
-    const share = (write: boolean) => Math.round((100 * ops.filter((op) => op.write === write).reduce((a, op) => a + op.weight, 0)) / ops.reduce((a, op) => a + op.weight, 0));
+    const share = (write: boolean) =>
+      Math.round((100 * ops.filter((op) => op.write === write).reduce((a, op) => a + op.weight, 0)) / ops.reduce((a, op) => a + op.weight, 0));
     const notes = [
       `RSS ${startMb.toFixed(0)} MB when the load started (a new server process on the data built for it); the server used ${(cpuShare * 100).toFixed(0)}% of one core on average; load average ${loadAfter} at the end.`,
       `${o.seconds} s at ${o.rate} operations/s (${share(false)}% reads of /full and /services, ${share(true)}% writes: availabilities, aspect edits, aspects created and deleted) ` +

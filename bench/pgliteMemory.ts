@@ -36,7 +36,12 @@ export async function measurePgliteMemory(runs: number): Promise<MemoryRow[]> {
   const rows: MemoryRow[] = [];
   const variants = [
     ['default', 'PGlite defaults'],
-    ['product', `Product: ${Object.entries(EMBEDDED_SETTINGS).map(([k, v]) => `${k}=${v}`).join(', ')}`],
+    [
+      'product',
+      `Product: ${Object.entries(EMBEDDED_SETTINGS)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+    ],
   ] as const;
   const samples = new Map<string, { fresh: number[]; reopen: number[]; after: number[]; work: number[] }>();
   for (let r = 0; r < runs; r++) {

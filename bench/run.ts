@@ -60,7 +60,10 @@ function machineNow(scale: string, runs: number, seconds: number): Machine {
 }
 
 /** Runs `measureOn` on the embedded database, then on a fresh PostgreSQL database when DATABASE_URL is set. */
-async function perDatabase(prefix: string, measureOn: (databaseUrl?: string) => Promise<{ figures: DatabaseFigures['figures']; notes: string[] }>): Promise<DatabaseFigures[]> {
+async function perDatabase(
+  prefix: string,
+  measureOn: (databaseUrl?: string) => Promise<{ figures: DatabaseFigures['figures']; notes: string[] }>,
+): Promise<DatabaseFigures[]> {
   log(`${prefix}: embedded database`);
   const embedded = await measureOn();
   const out: DatabaseFigures[] = [{ database: EMBEDDED, figures: embedded.figures, notes: embedded.notes }];

@@ -15,7 +15,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(opts: { port: number; dataDir: string; webRoot: string; databaseUrl?: string; env?: Record<string, string>; /** Another checkout of the product (an older commit) to run instead of this one. */ root?: string }): Promise<RunningServer> {
+export async function startServer(opts: {
+  port: number;
+  dataDir: string;
+  webRoot: string;
+  databaseUrl?: string;
+  env?: Record<string, string>;
+  /** Another checkout of the product (an older commit) to run instead of this one. */ root?: string;
+}): Promise<RunningServer> {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     PORT: String(opts.port),
@@ -89,7 +96,9 @@ export function rawGet(url: string, headers: Record<string, string>): Promise<{ 
 
 /** Starts bench/baseline.mjs serving the given files; GET /<index> answers file <index>. */
 export async function startBaseline(port: number, files: string[]): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.mjs', import.meta.url)), String(port), ...files], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./baseline.mjs', import.meta.url)), String(port), ...files], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`the baseline server stopped (${code})`)));

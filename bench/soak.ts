@@ -59,8 +59,16 @@ const pick = <T>(list: T[], n: number) => list[n % list.length];
 const OPERATIONS: Op[] = [
   { name: 'list services', weight: 10, run: async (api, t) => [(await api.request('GET', '/api/services', undefined, h(t))).status] },
   { name: 'catalog (full)', weight: 15, run: async (api, t) => [(await api.request('GET', `/api/services/${t.serviceId}/full`, undefined, h(t))).status] },
-  { name: 'aspects of service', weight: 5, run: async (api, t) => [(await api.request('GET', `/api/aspects/service/${t.serviceId}?showPrivate=true`, undefined, h(t))).status] },
-  { name: 'availability history', weight: 5, run: async (api, t, n) => [(await api.request('GET', `/api/availabilities/aspect/${pick(t.aspects, n).id}/history`, undefined, h(t))).status] },
+  {
+    name: 'aspects of service',
+    weight: 5,
+    run: async (api, t) => [(await api.request('GET', `/api/aspects/service/${t.serviceId}?showPrivate=true`, undefined, h(t))).status],
+  },
+  {
+    name: 'availability history',
+    weight: 5,
+    run: async (api, t, n) => [(await api.request('GET', `/api/availabilities/aspect/${pick(t.aspects, n).id}/history`, undefined, h(t))).status],
+  },
   { name: 'session', weight: 5, run: async (api, t) => [(await api.request('GET', '/api/auth/me', undefined, h(t))).status] },
   { name: 'csv export', weight: 2, run: async (api, t) => [(await api.request('GET', `/api/export/service/${t.serviceId}/csv`, undefined, h(t))).status] },
   {
@@ -75,7 +83,12 @@ const OPERATIONS: Op[] = [
     weight: 8,
     run: async (api, t, n) => {
       const aspect = pick(t.aspects, n);
-      const res = await api.request('PUT', `/api/aspects/${aspect.id}`, { title: `Soak aspect ${aspect.id.slice(0, 8)}`, description: `<p>Edited <strong>${n}</strong></p>` }, h(t));
+      const res = await api.request(
+        'PUT',
+        `/api/aspects/${aspect.id}`,
+        { title: `Soak aspect ${aspect.id.slice(0, 8)}`, description: `<p>Edited <strong>${n}</strong></p>` },
+        h(t),
+      );
       if (res.status === 200) aspect.version = res.body.aspect.version;
       return [res.status];
     },
@@ -84,7 +97,12 @@ const OPERATIONS: Op[] = [
     name: 'create and delete aspect',
     weight: 4,
     run: async (api, t, n) => {
-      const created = await api.request('POST', '/api/aspects', { serviceId: t.serviceId, categoryId: pick(t.categoryIds, n), title: `Short-lived ${n}`, description: '<p>x</p>' }, h(t));
+      const created = await api.request(
+        'POST',
+        '/api/aspects',
+        { serviceId: t.serviceId, categoryId: pick(t.categoryIds, n), title: `Short-lived ${n}`, description: '<p>x</p>' },
+        h(t),
+      );
       if (created.status !== 201) return [created.status];
       return [created.status, (await api.request('DELETE', `/api/aspects/${created.body.aspect.id}`, undefined, h(t))).status];
     },
@@ -103,7 +121,9 @@ const OPERATIONS: Op[] = [
   {
     name: 'edit service',
     weight: 3,
-    run: async (api, t, n) => [(await api.request('PUT', `/api/services/${t.serviceId}`, { name: `Soak service ${t.slug}`, description: `<p>Revision ${n}</p>` }, h(t))).status],
+    run: async (api, t, n) => [
+      (await api.request('PUT', `/api/services/${t.serviceId}`, { name: `Soak service ${t.slug}`, description: `<p>Revision ${n}</p>` }, h(t))).status,
+    ],
   },
 ];
 
@@ -124,7 +144,12 @@ async function setUp(api: ApiClient, count: number, stamp: string): Promise<Tena
       const category = await api.request('POST', '/api/categories', { serviceId, name: `Category ${c}` }, { 'x-tenant-slug': slug });
       categoryIds.push(category.body.category.id);
       for (let a = 0; a < 5; a++) {
-        const aspect = await api.request('POST', '/api/aspects', { serviceId, categoryId: category.body.category.id, title: `Aspect ${c}.${a}`, isPublic: a % 2 === 0 }, { 'x-tenant-slug': slug });
+        const aspect = await api.request(
+          'POST',
+          '/api/aspects',
+          { serviceId, categoryId: category.body.category.id, title: `Aspect ${c}.${a}`, isPublic: a % 2 === 0 },
+          { 'x-tenant-slug': slug },
+        );
         aspects.push({ id: aspect.body.aspect.id, version: aspect.body.aspect.version });
       }
     }
@@ -221,7 +246,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const byOperation: SoakResult['byOperation'] = {};
     for (const [name, s] of stats) {
       const sorted = [...s.latencies].sort((a, b) => a - b);
-      byOperation[name] = { count: sorted.length, errors: s.errors, p50: Math.round(percentile(sorted, 50)), p95: Math.round(percentile(sorted, 95)), max: Math.round(sorted.at(-1) ?? 0) };
+      byOperation[name] = {
+        count: sorted.length,
+        errors: s.errors,
+        p50: Math.round(percentile(sorted, 50)),
+        p95: Math.round(percentile(sorted, 95)),
+        max: Math.round(sorted.at(-1) ?? 0),
+      };
     }
     return { requests, errors, errorSamples, byOperation, rssWarmMb, rssEndMb, rssMaxMb, warmSeconds, seconds: options.seconds };
   } finally {

@@ -151,9 +151,12 @@ function wrkAsync(url: string, headers: Record<string, string>, seconds: number,
 /** The warm /full figure on PostgreSQL recorded by the api step of docs/performance.json, with its commit. */
 function storedWarmFull(): { value: number; baseline?: number; commit: string; date: string; scale: string } | undefined {
   if (!existsSync(RESULTS)) return undefined;
-  const api = JSON.parse(readFileSync(RESULTS, 'utf8')).api as { machine: { commit: string; date: string; scale: string }; results: { database: string; figures: Figure[] }[] } | undefined;
+  const api = JSON.parse(readFileSync(RESULTS, 'utf8')).api as
+    { machine: { commit: string; date: string; scale: string }; results: { database: string; figures: Figure[] }[] } | undefined;
   const figure = api?.results.find((r) => r.database === 'PostgreSQL')?.figures.find((f) => f.name === FULL_WARM);
-  return figure && api ? { value: figure.value, baseline: figure.baseline, commit: api.machine.commit, date: api.machine.date, scale: api.machine.scale } : undefined;
+  return figure && api
+    ? { value: figure.value, baseline: figure.baseline, commit: api.machine.commit, date: api.machine.date, scale: api.machine.scale }
+    : undefined;
 }
 
 /**
@@ -169,7 +172,14 @@ async function startBefore(commit: string, o: StreamOptions, work: string): Prom
   const database = await benchDatabase(o.databaseUrl, 'catalog_bench_stream_before');
   let server: RunningServer | undefined;
   try {
-    server = await startServer({ root, port: o.port + PROCESSES + 1, dataDir: join(work, 'data-before'), webRoot: join(work, 'no-web'), databaseUrl: database.url, env: { LOGIN_THROTTLE: 'false', CACHE_MAX_AGE_MS: '600000' } });
+    server = await startServer({
+      root,
+      port: o.port + PROCESSES + 1,
+      dataDir: join(work, 'data-before'),
+      webRoot: join(work, 'no-web'),
+      databaseUrl: database.url,
+      env: { LOGIN_THROTTLE: 'false', CACHE_MAX_AGE_MS: '600000' },
+    });
     const admin = new Client(server.url);
     await admin.signIn(ADMIN.email, ADMIN.password);
     const slug = `before-${Date.now().toString(36)}`;
@@ -212,7 +222,10 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
   const webRoot = join(work, 'no-web');
   mkdirSync(webRoot, { recursive: true });
   // The page the api step serves at / (as bench/measure.ts writes it).
-  writeFileSync(join(webRoot, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>Service Catalog</title></head><body><div id="root"></div>${' '.repeat(800)}</body></html>`);
+  writeFileSync(
+    join(webRoot, 'index.html'),
+    `<!doctype html><html lang="en"><head><meta charset="UTF-8"><title>Service Catalog</title></head><body><div id="root"></div>${' '.repeat(800)}</body></html>`,
+  );
   const servers: RunningServer[] = [];
   const streams: LightStream[] = [];
   try {
@@ -239,7 +252,13 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
     const tokens: Record<'reader' | 'editor', string> = { reader: '', editor: '' };
     for (const role of ['reader', 'editor'] as const) {
       const email = `${role}-${stamp}@example.com`;
-      const created = await admin.json('POST', '/api/admin/users', { email, name: `Stream ${role}`, role, tenant_id: tenant.body.tenant.id, password: 'stream-bench-password' });
+      const created = await admin.json('POST', '/api/admin/users', {
+        email,
+        name: `Stream ${role}`,
+        role,
+        tenant_id: tenant.body.tenant.id,
+        password: 'stream-bench-password',
+      });
       if (created.status !== 201) throw new Error(`creating the ${role} answered ${created.status}`);
       const client = new Client(urls[0]!);
       await client.signIn(email, 'stream-bench-password');
@@ -264,7 +283,11 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
     const section1 = 'Propagation across three processes';
     const read = (i: number) => send(urls[i]!, 'GET', fullPath, tokens.reader, slug);
     const write = (i: number, n: number, value: string) =>
-      send(urls[i]!, 'POST', '/api/availabilities', tokens.editor, slug, { aspectId: aspectIds[(n * 7) % aspectIds.length], timeBucket: timeline[n % timeline.length], value });
+      send(urls[i]!, 'POST', '/api/availabilities', tokens.editor, slug, {
+        aspectId: aspectIds[(n * 7) % aspectIds.length],
+        timeBucket: timeline[n % timeline.length],
+        value,
+      });
     for (let i = 0; i < PROCESSES; i++) if ((await read(i)).status !== 200) throw new Error('the reader could not read /full');
     // A few writes not counted warm every process's write and rebuild paths.
     for (let n = 0; n < 6; n++) {
@@ -294,15 +317,32 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
                 rebuilt.push(reply.serverMs);
                 return polled.push(performance.now() - answered);
               }
-              if (performance.now() - answered > BOUND_MS) throw new Error(`write ${n} through process ${via} not seen through process ${i} within ${BOUND_MS} ms`);
+              if (performance.now() - answered > BOUND_MS)
+                throw new Error(`write ${n} through process ${via} not seen through process ${i} within ${BOUND_MS} ms`);
               await sleep(1);
             }
           }),
       );
     }
-    figures.push({ section: section1, name: `Write through one process to its value in /full through the other two, p50 (ms; ${polled.length} reads)`, value: percentile(polled, 50), unit: 'ms' });
-    figures.push({ section: section1, name: 'Write through one process to its value in /full through the other two, p99 (ms)', value: percentile(polled, 99), unit: 'ms', target: { value: 100, atMost: true } });
-    figures.push({ section: section1, name: 'Server time of the first /full that showed the value (its body built again), p50 (ms)', value: percentile(rebuilt, 50), unit: 'ms' });
+    figures.push({
+      section: section1,
+      name: `Write through one process to its value in /full through the other two, p50 (ms; ${polled.length} reads)`,
+      value: percentile(polled, 50),
+      unit: 'ms',
+    });
+    figures.push({
+      section: section1,
+      name: 'Write through one process to its value in /full through the other two, p99 (ms)',
+      value: percentile(polled, 99),
+      unit: 'ms',
+      target: { value: 100, atMost: true },
+    });
+    figures.push({
+      section: section1,
+      name: 'Server time of the first /full that showed the value (its body built again), p50 (ms)',
+      value: percentile(rebuilt, 50),
+      unit: 'ms',
+    });
     figures.push({ section: section1, name: 'Server time of the first /full that showed the value, p99 (ms)', value: percentile(rebuilt, 99), unit: 'ms' });
     o.log(`stream: rebuild server time p50 ${fmt(percentile(rebuilt, 50))} ms, p99 ${fmt(percentile(rebuilt, 99))}`);
     o.log(`stream: /full p50 ${fmt(percentile(polled, 50))} ms, p99 ${fmt(percentile(polled, 99))} ms, max ${fmt(Math.max(...polled))}`);
@@ -346,9 +386,25 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
         await sleep(1);
       }
     }
-    figures.push({ section: section1, name: `Write's answer to the SSE catalog event on the other two processes, p50 (ms; ${fromAnswer.length} events)`, value: percentile(fromAnswer, 50), unit: 'ms' });
-    figures.push({ section: section1, name: "Write's answer to the SSE catalog event on the other two processes, p99 (ms)", value: percentile(fromAnswer, 99), unit: 'ms', target: { value: 100, atMost: true } });
-    figures.push({ section: section1, name: 'Write sent to the SSE catalog event on the other two processes, p99 (ms)', value: percentile(fromSent, 99), unit: 'ms' });
+    figures.push({
+      section: section1,
+      name: `Write's answer to the SSE catalog event on the other two processes, p50 (ms; ${fromAnswer.length} events)`,
+      value: percentile(fromAnswer, 50),
+      unit: 'ms',
+    });
+    figures.push({
+      section: section1,
+      name: "Write's answer to the SSE catalog event on the other two processes, p99 (ms)",
+      value: percentile(fromAnswer, 99),
+      unit: 'ms',
+      target: { value: 100, atMost: true },
+    });
+    figures.push({
+      section: section1,
+      name: 'Write sent to the SSE catalog event on the other two processes, p99 (ms)',
+      value: percentile(fromSent, 99),
+      unit: 'ms',
+    });
     notes.push(
       `Propagation: ${o.writes} writes of a cell of the large service (each its own aspect and quarter and text), through the three processes in turn, each after the previous one was seen; ` +
         `the reader's GET /full (as fetch sends it, gzip accepted) on the other two is polled from the write's answer until it holds the new text: that includes building the body again ` +
@@ -370,14 +426,25 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
     const file = join(work, 'full.json');
     writeFileSync(file, body.body);
     const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-    writeFileSync(`${file}.headers.json`, JSON.stringify(Object.fromEntries(Object.entries(body.headers).filter(([k]) => !skip.has(k)).map(([k, v]) => [k, String(v)]))));
+    writeFileSync(
+      `${file}.headers.json`,
+      JSON.stringify(
+        Object.fromEntries(
+          Object.entries(body.headers)
+            .filter(([k]) => !skip.has(k))
+            .map(([k, v]) => [k, String(v)]),
+        ),
+      ),
+    );
     const baseline = await startBaseline(o.port + PROCESSES, [file]);
     // The commit the stored figure came from, run now next to this one (same machine, same minutes).
     const beforeCommit = o.before ?? stored?.commit;
-    const old = beforeCommit ? await startBefore(beforeCommit, o, work).catch((err: unknown) => {
-      notes.push(`The server at ${beforeCommit} could not be run next to this one (${String(err).split('\n')[0]}): no same-run comparison.`);
-      return undefined;
-    }) : undefined;
+    const old = beforeCommit
+      ? await startBefore(beforeCommit, o, work).catch((err: unknown) => {
+          notes.push(`The server at ${beforeCommit} could not be run next to this one (${String(err).split('\n')[0]}): no same-run comparison.`);
+          return undefined;
+        })
+      : undefined;
     const then: number[] = [];
     const abNow: number[] = [];
     const AB_PAIRS = o.scaleName === 'small' ? 2 : 8;
@@ -428,8 +495,19 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
     if (old && then.length) {
       const ratios = then.map((t, i) => (100 * abNow[i]!) / t);
       figures.push({ section: section2, name: `GET /full warm, one process now, in the pairs below (req/s; median)`, value: median(abNow), unit: 'req/s' });
-      figures.push({ section: section2, name: `GET /full warm, one process at ${beforeCommit} (before the change stream), in the same pairs (req/s; median)`, value: median(then), unit: 'req/s' });
-      figures.push({ section: section2, name: `One process now, as a share of ${beforeCommit}'s: median of ${ratios.length} pairs (%)`, value: median(ratios), unit: '%', target: { value: 90, atMost: false } });
+      figures.push({
+        section: section2,
+        name: `GET /full warm, one process at ${beforeCommit} (before the change stream), in the same pairs (req/s; median)`,
+        value: median(then),
+        unit: 'req/s',
+      });
+      figures.push({
+        section: section2,
+        name: `One process now, as a share of ${beforeCommit}'s: median of ${ratios.length} pairs (%)`,
+        value: median(ratios),
+        unit: '%',
+        target: { value: 90, atMost: false },
+      });
       notes.push(
         `Same-run comparison: the product at ${beforeCommit} (git archive of that commit, this checkout's node_modules) ran on a fresh database of its own with the same tenant, large service and CACHE_MAX_AGE_MS, ` +
           `and wrk took turns between it and this commit's first process, ${then.length} pairs of ${AB_SECONDS} s runs (after a pair not counted), the order alternating; ` +
@@ -439,15 +517,36 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
     // Another scale has another large service: its figure is shown, not held against this one;
     // with a same-run comparison, the stored figure (another day, another machine load) is shown only.
     const comparable = stored?.scale === o.scaleName && !(old && then.length);
-    if (stored && old && then.length) notes.push(`The figure stored in docs/performance.json (${stored.commit}, another day and machine load) is shown next to it; the target is checked on the same-run comparison.`);
-    else if (stored && !comparable) notes.push(`The stored figure was measured at ${stored.scale} scale, this one at ${o.scaleName}: another body, so no target is checked against it.`);
+    if (stored && old && then.length)
+      notes.push(
+        `The figure stored in docs/performance.json (${stored.commit}, another day and machine load) is shown next to it; the target is checked on the same-run comparison.`,
+      );
+    else if (stored && !comparable)
+      notes.push(`The stored figure was measured at ${stored.scale} scale, this one at ${o.scaleName}: another body, so no target is checked against it.`);
     if (stored) {
-      figures.push({ section: section2, name: `GET /full warm, PostgreSQL, docs/performance.json before the change stream (req/s; ${stored.commit})`, value: stored.value, unit: 'req/s' });
-      figures.push({ section: section2, name: `One process now, as a share of the figure of ${stored.commit} (%)`, value: (100 * oneNow) / stored.value, unit: '%', ...(comparable ? { target: { value: 90, atMost: false } } : {}) });
+      figures.push({
+        section: section2,
+        name: `GET /full warm, PostgreSQL, docs/performance.json before the change stream (req/s; ${stored.commit})`,
+        value: stored.value,
+        unit: 'req/s',
+      });
+      figures.push({
+        section: section2,
+        name: `One process now, as a share of the figure of ${stored.commit} (%)`,
+        value: (100 * oneNow) / stored.value,
+        unit: '%',
+        ...(comparable ? { target: { value: 90, atMost: false } } : {}),
+      });
       if (stored.baseline) {
         const then = stored.value / stored.baseline;
         const now = oneNow / bareNow;
-        figures.push({ section: section2, name: `One process's share of the bare server now (${(now * 100).toFixed(0)}%), as a share of ${stored.commit}'s (${(then * 100).toFixed(0)}%) (%)`, value: (100 * now) / then, unit: '%', ...(comparable ? { target: { value: 90, atMost: false } } : {}) });
+        figures.push({
+          section: section2,
+          name: `One process's share of the bare server now (${(now * 100).toFixed(0)}%), as a share of ${stored.commit}'s (${(then * 100).toFixed(0)}%) (%)`,
+          value: (100 * now) / then,
+          unit: '%',
+          ...(comparable ? { target: { value: 90, atMost: false } } : {}),
+        });
       }
     } else {
       notes.push('docs/performance.json holds no api figure on PostgreSQL to compare with.');
@@ -458,9 +557,13 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
         `"One process": wrk against the first while the other two are idle; "three": one wrk against each process at once (per process, median run: ` +
         `${(threeEach[Math.floor(threeEach.length / 2)] ?? []).map((x) => x.toFixed(0)).join(', ')} req/s). The machine has ${cpus().length} cores, shared by the processes, ` +
         `the three wrk and PostgreSQL: three processes cannot serve more than the cores allow.` +
-        (stored ? ` The stored figure is the api step's on PostgreSQL measured at ${stored.commit} (${stored.date}), before the change stream; its bare server answered ${fmt(stored.baseline ?? 0)} req/s then, ${fmt(bareNow)} now.` : ''),
+        (stored
+          ? ` The stored figure is the api step's on PostgreSQL measured at ${stored.commit} (${stored.date}), before the change stream; its bare server answered ${fmt(stored.baseline ?? 0)} req/s then, ${fmt(bareNow)} now.`
+          : ''),
     );
-    o.log(`stream: one ${fmt(oneNow)} req/s (bare ${fmt(bareNow)}), three ${fmt(median(three))}; stored ${stored ? `${fmt(stored.value)} at ${stored.commit}` : 'none'}`);
+    o.log(
+      `stream: one ${fmt(oneNow)} req/s (bare ${fmt(bareNow)}), three ${fmt(median(three))}; stored ${stored ? `${fmt(stored.value)} at ${stored.commit}` : 'none'}`,
+    );
 
     // ---- 3. Idle streams on one process --------------------------------------------------------------
     const section3 = `${o.streams.toLocaleString('en')} idle streams on one process`;
@@ -485,7 +588,13 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
     await sleep(3000);
     const rssAfter = rssOf(target.pid);
     const added = (rssAfter - rssBefore) / MB;
-    figures.push({ section: section3, name: `Server RSS added by ${o.streams.toLocaleString('en')} idle streams (MB)`, value: added, unit: 'MB', target: { value: (300 * o.streams) / 10_000, atMost: true } });
+    figures.push({
+      section: section3,
+      name: `Server RSS added by ${o.streams.toLocaleString('en')} idle streams (MB)`,
+      value: added,
+      unit: 'MB',
+      target: { value: (300 * o.streams) / 10_000, atMost: true },
+    });
     figures.push({ section: section3, name: 'Server RSS added per stream (KB)', value: (added * 1024) / o.streams, unit: 'KB' });
     o.log(`stream: ${streams.length} open in ${openSeconds.toFixed(1)} s; RSS ${fmt(rssBefore / MB)} -> ${fmt(rssAfter / MB)} MB (+${fmt(added)})`);
 
@@ -500,7 +609,8 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
       if (wrote.status !== 200) throw new Error(`the fan-out write answered ${wrote.status}`);
       const start = performance.now();
       while (streams.some((s, i) => s.arrivals.length <= marks[i]!)) {
-        if (performance.now() - start > 30_000) throw new Error(`fan-out write ${w}: ${streams.filter((s, i) => s.arrivals.length <= marks[i]!).length} streams got nothing within 30 s`);
+        if (performance.now() - start > 30_000)
+          throw new Error(`fan-out write ${w}: ${streams.filter((s, i) => s.arrivals.length <= marks[i]!).length} streams got nothing within 30 s`);
         await sleep(5);
       }
       const times = streams.map((s, i) => Math.max(0, s.arrivals[marks[i]!]! - answered));
@@ -510,17 +620,42 @@ export async function measureStream(o: StreamOptions): Promise<{ figures: Stream
       await sleep(500);
     }
     const rssAfterWrites = rssOf(target.pid);
-    figures.push({ section: section3, name: `Server RSS added, after ${WRITES} writes reached every stream (MB)`, value: (rssAfterWrites - rssBefore) / MB, unit: 'MB', target: { value: (300 * o.streams) / 10_000, atMost: true } });
-    figures.push({ section: section3, name: `A write through another process to each of the ${o.streams.toLocaleString('en')} streams, p50 (ms)`, value: percentile(deliveries, 50), unit: 'ms' });
-    figures.push({ section: section3, name: `A write through another process to each of the ${o.streams.toLocaleString('en')} streams, p99 (ms)`, value: percentile(deliveries, 99), unit: 'ms' });
-    figures.push({ section: section3, name: 'A write through another process to the last of the streams (ms; median of 3 writes)', value: median(lasts), unit: 'ms' });
+    figures.push({
+      section: section3,
+      name: `Server RSS added, after ${WRITES} writes reached every stream (MB)`,
+      value: (rssAfterWrites - rssBefore) / MB,
+      unit: 'MB',
+      target: { value: (300 * o.streams) / 10_000, atMost: true },
+    });
+    figures.push({
+      section: section3,
+      name: `A write through another process to each of the ${o.streams.toLocaleString('en')} streams, p50 (ms)`,
+      value: percentile(deliveries, 50),
+      unit: 'ms',
+    });
+    figures.push({
+      section: section3,
+      name: `A write through another process to each of the ${o.streams.toLocaleString('en')} streams, p99 (ms)`,
+      value: percentile(deliveries, 99),
+      unit: 'ms',
+    });
+    figures.push({
+      section: section3,
+      name: 'A write through another process to the last of the streams (ms; median of 3 writes)',
+      value: median(lasts),
+      unit: 'ms',
+    });
     notes.push(
       `Idle streams: ${o.streams.toLocaleString('en')} GET /api/events streams (the reader, one connection each, no agent, over loopback from one client process) opened on the second process in batches of ${BATCH} ` +
         `(${openSeconds.toFixed(1)} s in all); its resident memory read from /proc/<pid>/status before (${fmt(rssBefore / MB)} MB) and 3 s after the last one opened (${fmt(rssAfter / MB)} MB), ` +
         `${fmt(rssAfterWrites / MB)} MB after the writes below. Then ${WRITES} writes through the first process, each timed from its answer to the catalog event's arrival on every stream; ` +
         `the client process reading all the streams is part of that time (every figure counted: ${deliveries.length}).`,
     );
-    notes.push(`Load average at the end of the step: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (the machine's ${cpus().length} cores are shared with whatever else runs on it).`);
+    notes.push(
+      `Load average at the end of the step: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (the machine's ${cpus().length} cores are shared with whatever else runs on it).`,
+    );
   } finally {
     for (const s of streams) s.close();
     for (const s of servers) await s.stop();

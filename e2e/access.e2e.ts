@@ -8,7 +8,7 @@ const uid = () => randomBytes(3).toString('hex');
  * was raised to admin manages that service (archive, its assignments by email) and nothing of the
  * tenant (no new services, no import, no tenant users, no Create New User, no move).
  */
-test('a reader raised to admin on one service gets that service\'s controls and no tenant controls', async ({ page, request }) => {
+test("a reader raised to admin on one service gets that service's controls and no tenant controls", async ({ page, request }) => {
   const api = await apiAs(request, ADMIN.email, ADMIN.password, FIRST_TENANT.slug);
   const name = `Raised ${uid()}`;
   const { service } = await api.send('POST', '/services', { name, slug: name.toLowerCase().replace(/\s+/g, '-') });

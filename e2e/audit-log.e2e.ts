@@ -86,7 +86,10 @@ test.describe('Audit log', () => {
     const select = section.getByRole('combobox', { name: 'Audit log of' });
     await select.click();
     await select.fill(u);
-    await page.getByRole('listbox', { name: 'Audit log of' }).getByRole('option', { name: `${tenantName} Renamed` }).click();
+    await page
+      .getByRole('listbox', { name: 'Audit log of' })
+      .getByRole('option', { name: `${tenantName} Renamed` })
+      .click();
     const rows = section.getByRole('row');
     await expect(rows.nth(1)).toContainText('Renamed tenant');
     await expect(rows.nth(1)).toContainText(ADMIN.email);

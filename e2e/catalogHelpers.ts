@@ -42,7 +42,10 @@ export async function openCatalog(page: Page, serviceId: string, email = ADMIN.e
 }
 
 export function rowTitles(page: Page): Promise<string[]> {
-  return page.getByTestId('aspect-row').locator('th').evaluateAll((cells) => cells.map((c) => c.querySelector('.roadmap-title-button, .roadmap-title')?.textContent ?? ''));
+  return page
+    .getByTestId('aspect-row')
+    .locator('th')
+    .evaluateAll((cells) => cells.map((c) => c.querySelector('.roadmap-title-button, .roadmap-title')?.textContent ?? ''));
 }
 
 export function row(page: Page, title: string): Locator {
@@ -67,7 +70,10 @@ export function panelView(page: Page, region: string) {
     const rows = [...el.querySelectorAll('tr[data-testid="aspect-row"], tr[data-testid="current-row"]')].filter(visible);
     return {
       gaps: [...el.querySelectorAll('tr.roadmap-gap')].filter(visible).length,
-      rows: rows.map((row) => ({ index: row.getAttribute('aria-rowindex')!, title: row.querySelector('.roadmap-title-button, .roadmap-title')?.textContent ?? '' })),
+      rows: rows.map((row) => ({
+        index: row.getAttribute('aria-rowindex')!,
+        title: row.querySelector('.roadmap-title-button, .roadmap-title')?.textContent ?? '',
+      })),
       step: Math.max(80, Math.floor((bottom - top) * 0.6)),
       end: el.scrollHeight - el.clientHeight,
     };
@@ -96,7 +102,7 @@ export async function settledView(page: Page, region: string) {
 export async function scrollThrough(page: Page, region: string, atEachStop: (view: Awaited<ReturnType<typeof panelView>>) => Promise<void>): Promise<void> {
   const panel = page.getByRole('region', { name: region, exact: true });
   await panel.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  for (let top = 0; ; ) {
+  for (let top = 0; ;) {
     await panel.evaluate((el, y) => (el.scrollTop = y), top);
     const view = await settledView(page, region);
     await atEachStop(view);
@@ -123,7 +129,11 @@ export async function visitEveryRow(page: Page, region: string, visit: (row: Loc
 
 /** A service like seedService's whose timeline runs `quarters` quarters from 2030-Q1, each aspect with a value in every quarter. */
 export async function seedTimelineService(api: Api, name: string, quarters: number, titles: string[]): Promise<Seeded & { timeline: string[] }> {
-  const seeded = await seedService(api, name, titles.map((title) => ({ title, description: `<p>What ${title} offers to the people who use it every day.</p>` })));
+  const seeded = await seedService(
+    api,
+    name,
+    titles.map((title) => ({ title, description: `<p>What ${title} offers to the people who use it every day.</p>` })),
+  );
   const last = `${2030 + Math.floor((quarters - 1) / 4)}-Q${((quarters - 1) % 4) + 1}`;
   const { service } = await api.send('PUT', `/services/${seeded.serviceId}`, { name, timeline: { first: '2030-Q1', last } });
   const timeline = service.timeline as string[];

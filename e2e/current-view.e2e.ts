@@ -197,7 +197,13 @@ test.describe('Current view', () => {
     const u = unique();
     const admin = await apiAs(request, ADMIN.email, ADMIN.password);
     const { tenant } = await admin.send('POST', '/tenants', { name: `Looked-at Org ${u}`, slug: `looked-at-${u}` });
-    const { user } = await admin.send('POST', '/admin/users', { email: `looked-at-${u}@example.com`, name: `Looked At ${u}`, role: 'reader', tenant_id: tenant.id, password: 'secret-pass' });
+    const { user } = await admin.send('POST', '/admin/users', {
+      email: `looked-at-${u}@example.com`,
+      name: `Looked At ${u}`,
+      role: 'reader',
+      tenant_id: tenant.id,
+      password: 'secret-pass',
+    });
     // Started from another session of the same super admin: the panel's own session shows the note.
     const started = await admin.send('POST', '/impersonation/start', { userId: user.id, tenantId: tenant.id, reason: `Accessibility check ${u}` });
     try {

@@ -52,7 +52,10 @@ async function scrollUntil(page: Page, target: ReturnType<Page['getByRole']>) {
 }
 
 test.describe('dashboard with hundreds of services', () => {
-  test('cards and list load page by page, stay few in the page, and reach the last service by scrolling, by keyboard and by search', async ({ page, request }) => {
+  test('cards and list load page by page, stay few in the page, and reach the last service by scrolling, by keyboard and by search', async ({
+    page,
+    request,
+  }) => {
     test.setTimeout(240_000);
     const u = `${Date.now()}`;
     const superAdmin = await apiAs(request, ADMIN.email, ADMIN.password);

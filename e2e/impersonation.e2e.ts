@@ -17,7 +17,13 @@ test('a super admin confirms an impersonation with a reason, sees what the user 
   const email = `target-${u}@example.com`;
   await admin.send('POST', '/admin/users', { email, name: `Target ${u}`, role: 'reader', tenant_id: tenant.id, password: 'secret-pass' });
   const tenantAdminEmail = `target-admin-${u}@example.com`;
-  await admin.send('POST', '/admin/users', { email: tenantAdminEmail, name: `Target Admin ${u}`, role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
+  await admin.send('POST', '/admin/users', {
+    email: tenantAdminEmail,
+    name: `Target Admin ${u}`,
+    role: 'admin',
+    tenant_id: tenant.id,
+    password: 'secret-pass',
+  });
   const reason = `Support ticket ${u}`;
 
   await loginThroughPage(page, ADMIN.email, ADMIN.password);

@@ -40,10 +40,13 @@ async function cueCounts(page: Page) {
 /** The status and the edge cue say as many quarters are out of view as the panel really hides. */
 async function expectCueMatches(page: Page, context: string) {
   await expect
-    .poll(async () => {
-      const [view, cue] = [await quarterView(page), await cueCounts(page)];
-      return cue.more + cue.earlier - view.hidden;
-    }, { message: `${context}: the status counts the quarters out of view` })
+    .poll(
+      async () => {
+        const [view, cue] = [await quarterView(page), await cueCounts(page)];
+        return cue.more + cue.earlier - view.hidden;
+      },
+      { message: `${context}: the status counts the quarters out of view` },
+    )
     .toBe(0);
   const { more } = await cueCounts(page);
   const edge = page.getByTestId('quarters-more-cue');
@@ -174,7 +177,11 @@ test.describe('The page header', () => {
     const email = `long-${u}@example.com`;
     const { user } = await admin.send('POST', '/admin/users', { email, name: userName, role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
     const owner = await apiAs(page.request, email, 'secret-pass');
-    const { service } = await owner.send('POST', '/services', { name: serviceName, slug: `long-${u}`, description: `<p>${longName('Described')} ${longName('Again')}</p>` });
+    const { service } = await owner.send('POST', '/services', {
+      name: serviceName,
+      slug: `long-${u}`,
+      description: `<p>${longName('Described')} ${longName('Again')}</p>`,
+    });
 
     for (const tenants of ['one', 'two'] as const) {
       if (tenants === 'two') {
@@ -190,7 +197,10 @@ test.describe('The page header', () => {
       await expect(page.getByRole('heading', { level: 1, name: tenantName })).toBeVisible();
       for (const screen of SCREENS) {
         await page.setViewportSize(screen);
-        for (const [where, path] of [['dashboard', '/'], ['catalog', `/catalog/${service.id}`]] as const) {
+        for (const [where, path] of [
+          ['dashboard', '/'],
+          ['catalog', `/catalog/${service.id}`],
+        ] as const) {
           const context = `${where}, ${tenants} tenant(s), ${sized(screen)}`;
           await page.goto(path);
           const header = page.locator('header.page-header');

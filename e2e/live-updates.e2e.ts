@@ -219,7 +219,13 @@ test.describe('Live updates', () => {
     const { session } = api;
     const { tenant } = await api.send('POST', '/tenants', { name: `Left Org ${id}`, slug: `left-${id}` });
     const email = `live-leaver-${id}@example.com`;
-    const { user } = await api.send('POST', '/admin/users', { email, name: `Live Leaver ${id}`, role: 'reader', tenant_id: session.tenant.id, password: 'leaver-password' });
+    const { user } = await api.send('POST', '/admin/users', {
+      email,
+      name: `Live Leaver ${id}`,
+      role: 'reader',
+      tenant_id: session.tenant.id,
+      password: 'leaver-password',
+    });
     await api.send('PATCH', `/admin/users/${user.id}/tenants`, { tenantIds: [session.tenant.id, tenant.id] });
 
     await loginThroughPage(page, email, 'leaver-password');

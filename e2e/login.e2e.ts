@@ -24,7 +24,13 @@ test.describe('Login and session', () => {
   });
 
   test('signed-out visitors are sent to /login from every guarded route', async ({ page }) => {
-    for (const path of ['/', '/super-admin', '/tenant-settings', '/catalog/00000000-0000-0000-0000-000000000000', '/catalog/00000000-0000-0000-0000-000000000000/settings']) {
+    for (const path of [
+      '/',
+      '/super-admin',
+      '/tenant-settings',
+      '/catalog/00000000-0000-0000-0000-000000000000',
+      '/catalog/00000000-0000-0000-0000-000000000000/settings',
+    ]) {
       await page.goto(path);
       await expect(page, path).toHaveURL(/\/login$/);
     }

@@ -29,7 +29,15 @@ async function importLongService(page: Page): Promise<{ id: string; titles: stri
   const doc = {
     format: 'service-catalog',
     version: 1,
-    service: { name: `Long ${stamp}`, slug: `long-${stamp}`, description: '<p>Many aspects</p>', service_owner: 'Owner', subscription_model: 'Included', icon_url: null, timeline: TIMELINE },
+    service: {
+      name: `Long ${stamp}`,
+      slug: `long-${stamp}`,
+      description: '<p>Many aspects</p>',
+      service_owner: 'Owner',
+      subscription_model: 'Included',
+      icon_url: null,
+      timeline: TIMELINE,
+    },
     categories,
     aspects,
     availabilities: aspects.flatMap((a, i) => TIMELINE.map((q) => ({ aspect_id: a.id, time_bucket: q, value: `Level ${i} in ${q}` }))),
@@ -114,7 +122,9 @@ test.describe('A long roadmap', () => {
     await page.keyboard.press('ArrowDown');
     await page.waitForTimeout(200);
     await page.keyboard.press('Space');
-    await expect.poll(async () => (await rowsInView(page)).filter((t) => t === titles[pick] || t === titles[pick + 1])).toEqual([titles[pick + 1], titles[pick]]);
+    await expect
+      .poll(async () => (await rowsInView(page)).filter((t) => t === titles[pick] || t === titles[pick + 1]))
+      .toEqual([titles[pick + 1], titles[pick]]);
 
     // Scrolled to its last row, the panel still shows its column headings at its top, and the
     // page's end shows the whole panel.
@@ -143,7 +153,10 @@ test.describe('A long roadmap', () => {
     // paint what is in view again at every step of the window.
     const { id } = await importLongService(page);
     await openCatalog(page, id);
-    for (const [view, region] of [['Roadmap', 'Roadmap'], ['Current', 'Current availability']] as const) {
+    for (const [view, region] of [
+      ['Roadmap', 'Roadmap'],
+      ['Current', 'Current availability'],
+    ] as const) {
       await page.locator('label', { hasText: new RegExp(`^${view}$`) }).click();
       const first = new Map<string, number>();
       let compared = 0;
@@ -170,7 +183,9 @@ test.describe('A long roadmap', () => {
     const seen: string[] = [];
     for (let i = 0; i < 45 * (TIMELINE.length + 2); i++) {
       await page.keyboard.press('Tab');
-      const title = await page.evaluate(() => document.activeElement?.closest('[data-testid="aspect-row"]')?.querySelector('.roadmap-title-button')?.textContent ?? null);
+      const title = await page.evaluate(
+        () => document.activeElement?.closest('[data-testid="aspect-row"]')?.querySelector('.roadmap-title-button')?.textContent ?? null,
+      );
       if (title && seen.at(-1) !== title) seen.push(title);
     }
     expect(seen.length).toBeGreaterThan(40);

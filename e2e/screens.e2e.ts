@@ -49,7 +49,13 @@ async function seed(request: APIRequestContext): Promise<World> {
   await admin.send('POST', '/admin/users', { email: owner.email, name: owner.name, role: 'admin', tenant_id: tenant.id, password: PASSWORD });
   const targetName = longName(`Reader ${u}`);
   const targetEmail = `screens-reader-${u}@example.com`;
-  const { user: target } = await admin.send('POST', '/admin/users', { email: targetEmail, name: targetName, role: 'reader', tenant_id: tenant.id, password: PASSWORD });
+  const { user: target } = await admin.send('POST', '/admin/users', {
+    email: targetEmail,
+    name: targetName,
+    role: 'reader',
+    tenant_id: tenant.id,
+    password: PASSWORD,
+  });
 
   const api = await apiAs(request, owner.email, PASSWORD);
   const serviceName = longName(`Service ${u}`);
@@ -68,7 +74,11 @@ async function seed(request: APIRequestContext): Promise<World> {
   });
   const timeline = service.timeline as string[];
   for (const [i, q] of timeline.entries()) {
-    await api.send('POST', '/availabilities', { aspectId: seeded.aspectIds[0], timeBucket: q, value: i % 2 ? longName(`Pilot in ${q}`) : 'Generally available' });
+    await api.send('POST', '/availabilities', {
+      aspectId: seeded.aspectIds[0],
+      timeBucket: q,
+      value: i % 2 ? longName(`Pilot in ${q}`) : 'Generally available',
+    });
     if (i < 3) await api.send('POST', '/availabilities', { aspectId: seeded.aspectIds[1], timeBucket: q, value: 'Beta' });
   }
   await api.send('POST', '/actor-roles', { serviceId: service.id, roleName: longName('Role') });
@@ -76,7 +86,9 @@ async function seed(request: APIRequestContext): Promise<World> {
   const snapshotLabel = longName(`Snapshot ${u}`);
   await api.send('POST', '/snapshots', { serviceId: service.id, label: snapshotLabel, visibility: 'internal', note: longName('Note') });
 
-  const exported = await request.get(`/api/services/${service.id}/export`, { headers: { authorization: `Bearer ${api.session.token}`, 'x-tenant-slug': tenant.slug } });
+  const exported = await request.get(`/api/services/${service.id}/export`, {
+    headers: { authorization: `Bearer ${api.session.token}`, 'x-tenant-slug': tenant.slug },
+  });
   expect(exported.status()).toBe(200);
   return {
     tenantName,
@@ -111,9 +123,7 @@ async function expectScreen(page: Page, context: string) {
   const layout = await page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const header = document.querySelector('header.page-header');
-    const parts = header
-      ? [...header.querySelectorAll('a, button, select, h1, [data-testid="user-name"], [data-testid="tenant-name"]')]
-      : [];
+    const parts = header ? [...header.querySelectorAll('a, button, select, h1, [data-testid="user-name"], [data-testid="tenant-name"]')] : [];
     // What runs past the window's right edge: the outermost such elements, to name in a failure.
     // (Content a scrolling box holds, such as a wide table in its own scroll container, does not count.)
     const held = (el: Element) => {
@@ -142,7 +152,13 @@ async function expectScreen(page: Page, context: string) {
   await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
   // Every rule runs; only the violations are gathered in full, as the sweep runs axe some thirty times a size.
   const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
-  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  const summary = results.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')}`,
+  );
   expect.soft(summary, `axe violations ${context}`).toEqual([]);
 }
 
@@ -152,7 +168,13 @@ type Dialog = ReturnType<Page['getByRole']>;
  * Opens a dialog by `open`, lets `ready` bring it to the state to check (loaded, a file chosen),
  * checks the screen, lets `then` check a later state, and closes the dialog with Escape.
  */
-async function withDialog(page: Page, name: string | RegExp, context: string, open: () => Promise<void>, steps: { ready?: (d: Dialog) => Promise<void>; then?: (d: Dialog) => Promise<void> } = {}) {
+async function withDialog(
+  page: Page,
+  name: string | RegExp,
+  context: string,
+  open: () => Promise<void>,
+  steps: { ready?: (d: Dialog) => Promise<void>; then?: (d: Dialog) => Promise<void> } = {},
+) {
   await open();
   const dialog = page.getByRole('dialog', { name });
   await expect(dialog).toBeVisible();

@@ -56,7 +56,13 @@ async function armDetector(page: Page): Promise<Detector> {
 async function expectScreenAccessible(page: Page, context: string, include?: string) {
   const builder = new AxeBuilder({ page }).disableRules(['listitem', 'link-name']);
   const results = await (include ? builder.include(include) : builder).analyze();
-  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  const summary = results.violations.map(
+    (v) =>
+      `${v.id} (${v.impact}): ${v.nodes
+        .map((n) => n.target.join(' '))
+        .slice(0, 3)
+        .join(', ')}`,
+  );
   expect(summary, `axe violations ${context}`).toEqual([]);
 }
 
@@ -123,12 +129,15 @@ test('hostile rich text written through the API never runs in the catalog, its e
   await expectNothingRan(page, detector, 'aspect editor');
   await expectScreenAccessible(page, 'aspect editor with hostile content', '[role="dialog"]');
   // Pasting the raw corpus as HTML into the editor, then saving and reloading, runs nothing either.
-  await dialog.locator('.ProseMirror, [contenteditable="true"]').first().evaluate((el, html) => {
-    const data = new DataTransfer();
-    data.setData('text/html', html);
-    data.setData('text/plain', html);
-    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-  }, XSS_CORPUS.join('\n'));
+  await dialog
+    .locator('.ProseMirror, [contenteditable="true"]')
+    .first()
+    .evaluate((el, html) => {
+      const data = new DataTransfer();
+      data.setData('text/html', html);
+      data.setData('text/plain', html);
+      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, XSS_CORPUS.join('\n'));
   await expectNothingRan(page, detector, 'aspect editor after pasting the corpus');
   await dialog.getByRole('button', { name: 'Save Changes' }).click();
   await expect(dialog).toBeHidden();
@@ -139,7 +148,9 @@ test('hostile rich text written through the API never runs in the catalog, its e
   await page.goto('/');
   await expectNothingRan(page, detector, 'dashboard after the catalog');
   const executions = (await detector.executions()) + detector.dialogs.length + detector.requests.length;
-  console.log(`[figure] stored-xss-browser: ${executions} executions of ${XSS_CORPUS.length} payloads (service description, category name, aspect titles and descriptions, availability texts) on the dashboard, the catalog and the aspect editor`);
+  console.log(
+    `[figure] stored-xss-browser: ${executions} executions of ${XSS_CORPUS.length} payloads (service description, category name, aspect titles and descriptions, availability texts) on the dashboard, the catalog and the aspect editor`,
+  );
   expect(everything.aspect.description).not.toMatch(/<script/i);
 });
 
@@ -159,7 +170,15 @@ test('a hostile .catalog file imported through the API never runs in the catalog
   const doc = {
     format: 'service-catalog',
     version: 1,
-    service: { name: `XSS import ${stamp}`, slug: `xss-import-${stamp}`, description: XSS_CORPUS.join('\n'), service_owner: XSS_CORPUS[0], subscription_model: XSS_CORPUS[1], icon_url: null, timeline },
+    service: {
+      name: `XSS import ${stamp}`,
+      slug: `xss-import-${stamp}`,
+      description: XSS_CORPUS.join('\n'),
+      service_owner: XSS_CORPUS[0],
+      subscription_model: XSS_CORPUS[1],
+      icon_url: null,
+      timeline,
+    },
     categories: [0, 1, 2].map((i) => ({ id: `c${i}`, name: XSS_CORPUS[i + 20].slice(0, 200), position: i })),
     aspects,
     availabilities: aspects.map((a, i) => ({ aspect_id: a.id, time_bucket: timeline[i % timeline.length], value: XSS_CORPUS[i] })),

@@ -23,7 +23,8 @@ export async function findChrome() {
   return playwrightChromium();
 }
 
-const isDebian = () => existsSync('/etc/debian_version') || /ID(_LIKE)?=.*debian/.test(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : '');
+const isDebian = () =>
+  existsSync('/etc/debian_version') || /ID(_LIKE)?=.*debian/.test(existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : '');
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Answers a Chromium path, installing one when needed; exits with the exact command when it cannot. */
@@ -31,13 +32,13 @@ export async function ensureChrome() {
   const found = await findChrome();
   if (found) return found;
   if (isRoot() && isDebian()) {
-    console.log('No Chromium found: installing Debian\'s chromium package (apt-get install -y chromium)...');
+    console.log("No Chromium found: installing Debian's chromium package (apt-get install -y chromium)...");
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
     const res = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
     if (res.status === 0 && existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
   } else {
-    console.log('No Chromium found: installing Playwright\'s Chromium (npx playwright install chromium)...');
+    console.log("No Chromium found: installing Playwright's Chromium (npx playwright install chromium)...");
     const res = spawnSync('npx', ['playwright', 'install', 'chromium'], { stdio: 'inherit' });
     const p = res.status === 0 ? await playwrightChromium() : null;
     if (p) return p;

@@ -10,9 +10,19 @@ const port = process.env.E2E_PORT ?? '3100';
 const webRoot = join(root, 'dist', `web-e2e-${port}`);
 buildWeb(webRoot);
 const chrome = await ensureChrome();
-const res = spawnSync(process.execPath, [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'e2e/playwright.config.ts', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, CHROME_PATH: chrome, E2E_PORT: port, E2E_WEB_ROOT: webRoot, PLAYWRIGHT_JSON_OUTPUT_NAME: join(root, 'test-results', `playwright-${port}.json`) },
-});
+const res = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'e2e/playwright.config.ts', ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      CHROME_PATH: chrome,
+      E2E_PORT: port,
+      E2E_WEB_ROOT: webRoot,
+      PLAYWRIGHT_JSON_OUTPUT_NAME: join(root, 'test-results', `playwright-${port}.json`),
+    },
+  },
+);
 process.exit(res.status ?? 1);

@@ -63,7 +63,9 @@ async function text(path) {
 }
 
 const versions = { sqlmap: toolVersion('sqlmap'), wapiti: toolVersion('wapiti') };
-const missing = Object.entries(versions).filter(([, v]) => !v).map(([k]) => k);
+const missing = Object.entries(versions)
+  .filter(([, v]) => !v)
+  .map(([k]) => k);
 if (missing.length) {
   console.error(
     `\nThe scanner suite needs ${missing.join(' and ')}, which ${missing.length > 1 ? 'are' : 'is'} not installed.\n` +
@@ -306,7 +308,14 @@ async function runControl() {
         { name: 'control', method: 'GET', url: `${control.base}/items?id=1*`, params: [{ name: 'id', id: '#1*' }], headers: [] },
         { outputDir: join(work, 'control', 'sqlmap'), requestId: 'scan-control' },
       ),
-      runWapiti({ base: `${control.base}/`, startUrls: [`${control.base}/items?id=1`], headers: [], workDir: join(work, 'control', 'wapiti'), endpoint: `${control.base}/`, modules: ['sql'] }),
+      runWapiti({
+        base: `${control.base}/`,
+        startUrls: [`${control.base}/items?id=1`],
+        headers: [],
+        workDir: join(work, 'control', 'wapiti'),
+        endpoint: `${control.base}/`,
+        modules: ['sql'],
+      }),
     ]);
     const controls = {
       sqlmap: sqlmap.injectable.length ? `injectable (${sqlmap.foundTechniques})` : 'NOT FOUND',
@@ -412,15 +421,28 @@ function sqlmapTargets(seed) {
     t('services-list', 'read', 'GET /api/services?includeArchived=', 'GET', `${api}/services?includeArchived=true*`, ['includeArchived']),
     t('service', 'read', 'GET /api/services/:id', 'GET', `${api}/services/${r.id}*`, ['id']),
     t('service-full', 'read', 'GET /api/services/:id/full', 'GET', `${api}/services/${r.id}*/full`, ['id']),
-    t('aspects-of-service', 'read', 'GET /api/aspects/service/:id?showPrivate=', 'GET', `${api}/aspects/service/${r.id}*?showPrivate=true*`, ['id', 'showPrivate']),
+    t('aspects-of-service', 'read', 'GET /api/aspects/service/:id?showPrivate=', 'GET', `${api}/aspects/service/${r.id}*?showPrivate=true*`, [
+      'id',
+      'showPrivate',
+    ]),
     t('aspect-history', 'read', 'GET /api/availabilities/aspect/:id/history', 'GET', `${api}/availabilities/aspect/${r.aspects[0].id}*/history`, ['id']),
     t('csv', 'read', 'GET /api/export/service/:id/csv?showPrivate=', 'GET', `${api}/export/service/${r.id}*/csv?showPrivate=true*`, ['id', 'showPrivate']),
     t('audit', 'read', 'GET /api/audit?before=&limit=', 'GET', `${api}/audit?before=${seed.auditBefore}*&limit=10*`, ['before', 'limit']),
     t('tenant-header', 'read', 'GET /api/services (X-Tenant-Slug header, end of path)', 'GET', `${api}/services*`, ['path'], {
       headers: [`Authorization: Bearer ${seed.adminToken}`, `X-Tenant-Slug: ${seed.slug}*`],
     }),
-    t('tenants', 'read', 'GET /api/tenants?includeArchived= (super admin)', 'GET', `${api}/tenants?includeArchived=true*`, ['includeArchived'], { headers: superAdmin }),
-    t('platform-audit', 'read', 'GET /api/admin/audit?tenantId=&before=&limit= (super admin)', 'GET', `${api}/admin/audit?tenantId=${seed.tenantId}*&before=${seed.platformAuditBefore}*&limit=10*`, ['tenantId', 'before', 'limit'], { headers: superAdmin }),
+    t('tenants', 'read', 'GET /api/tenants?includeArchived= (super admin)', 'GET', `${api}/tenants?includeArchived=true*`, ['includeArchived'], {
+      headers: superAdmin,
+    }),
+    t(
+      'platform-audit',
+      'read',
+      'GET /api/admin/audit?tenantId=&before=&limit= (super admin)',
+      'GET',
+      `${api}/admin/audit?tenantId=${seed.tenantId}*&before=${seed.platformAuditBefore}*&limit=10*`,
+      ['tenantId', 'before', 'limit'],
+      { headers: superAdmin },
+    ),
     t('login', 'alongside', 'POST /api/auth/login {email, password}', 'POST', `${api}/auth/login`, [], {
       headers: [],
       data: { email: `${seed.email}*`, password: `${seed.password}*` },
@@ -486,7 +508,13 @@ async function probe(targets) {
     const headers = Object.fromEntries(
       t.headers.map((h) => {
         const i = h.indexOf(':');
-        return [h.slice(0, i).trim().toLowerCase(), h.slice(i + 1).trim().replace(/\*$/, '')];
+        return [
+          h.slice(0, i).trim().toLowerCase(),
+          h
+            .slice(i + 1)
+            .trim()
+            .replace(/\*$/, ''),
+        ];
       }),
     );
     const init = { method: t.method, headers: { ...headers, 'x-request-id': 'scan-probe' } };
@@ -518,5 +546,3 @@ async function inPhases(targets, fn) {
   await alongside;
   return results;
 }
-
-

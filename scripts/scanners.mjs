@@ -53,18 +53,27 @@ export async function runSqlmap(target, { outputDir, requestId, timeoutMs = 240_
   const headers = [...target.headers, `X-Request-Id: ${requestId}`];
   if (target.data) headers.push('Content-Type: application/json');
   const args = [
-    '-u', target.url,
+    '-u',
+    target.url,
     '--batch',
-    '--level', String(SQLMAP_SETTINGS.level),
-    '--risk', String(SQLMAP_SETTINGS.risk),
-    '--technique', SQLMAP_SETTINGS.technique,
-    '--dbms', SQLMAP_SETTINGS.dbms,
-    '--timeout', '10',
-    '--retries', '1',
+    '--level',
+    String(SQLMAP_SETTINGS.level),
+    '--risk',
+    String(SQLMAP_SETTINGS.risk),
+    '--technique',
+    SQLMAP_SETTINGS.technique,
+    '--dbms',
+    SQLMAP_SETTINGS.dbms,
+    '--timeout',
+    '10',
+    '--retries',
+    '1',
     '--flush-session',
     '--disable-coloring',
-    '--output-dir', outputDir,
-    '--headers', headers.join('\n'),
+    '--output-dir',
+    outputDir,
+    '--headers',
+    headers.join('\n'),
   ];
   if (target.method !== 'GET') args.push('--method', target.method);
   if (target.data) args.push('--data', JSON.stringify(target.data));
@@ -96,7 +105,10 @@ export function parseSqlmap(output, target, outputDir) {
   if (existsSync(outputDir)) {
     for (const name of readdirSync(outputDir)) {
       if (name.startsWith('results-') && name.endsWith('.csv')) {
-        for (const row of readFileSync(join(outputDir, name), 'utf8').split('\n').slice(1).filter((l) => l.trim())) {
+        for (const row of readFileSync(join(outputDir, name), 'utf8')
+          .split('\n')
+          .slice(1)
+          .filter((l) => l.trim())) {
           const cells = row.split(',');
           const note = cells.at(-1) ?? '';
           const param = cells.at(-3) ?? row;
@@ -137,8 +149,23 @@ export function parseSqlmap(output, target, outputDir) {
  * the internet).
  */
 export const WAPITI_MODULES = [
-  'backup', 'blindsql', 'cookieflags', 'crlf', 'csp', 'exec', 'file', 'htaccess', 'http_headers',
-  'methods', 'permanentxss', 'redirect', 'shellshock', 'sql', 'ssrf', 'xss', 'xxe',
+  'backup',
+  'blindsql',
+  'cookieflags',
+  'crlf',
+  'csp',
+  'exec',
+  'file',
+  'htaccess',
+  'http_headers',
+  'methods',
+  'permanentxss',
+  'redirect',
+  'shellshock',
+  'sql',
+  'ssrf',
+  'xss',
+  'xxe',
 ];
 
 /**
@@ -172,7 +199,17 @@ export async function startOutOfBandEndpoint() {
 }
 
 /** Runs wapiti against `base` and the given start URLs with the given headers; answers its JSON report. */
-export async function runWapiti({ base, startUrls, headers, workDir, endpoint, modules = WAPITI_MODULES, maxScanSeconds = 30, maxAttackSeconds = 90, timeoutMs = 300_000 }) {
+export async function runWapiti({
+  base,
+  startUrls,
+  headers,
+  workDir,
+  endpoint,
+  modules = WAPITI_MODULES,
+  maxScanSeconds = 30,
+  maxAttackSeconds = 90,
+  timeoutMs = 300_000,
+}) {
   const configDir = join(workDir, 'config');
   mkdirSync(configDir, { recursive: true });
   // wapiti loads its technology database at start and downloads it when missing; an empty one
@@ -180,25 +217,38 @@ export async function runWapiti({ base, startUrls, headers, workDir, endpoint, m
   writeFileSync(join(configDir, 'apps.json'), '{}');
   const report = join(workDir, 'report.json');
   const args = [
-    '-u', base,
+    '-u',
+    base,
     // Exactly the start URLs: the web app's screens are drawn in the browser, so the page the
     // server sends links only the build's static files.
-    '--scope', 'url',
+    '--scope',
+    'url',
     ...startUrls.flatMap((u) => ['-s', u]),
     ...headers.flatMap((h) => ['-H', h]),
-    '-m', modules.join(','),
-    '-l', '2',
-    '-t', '5',
-    '--max-scan-time', String(maxScanSeconds),
-    '--max-attack-time', String(maxAttackSeconds),
-    '--endpoint', endpoint,
+    '-m',
+    modules.join(','),
+    '-l',
+    '2',
+    '-t',
+    '5',
+    '--max-scan-time',
+    String(maxScanSeconds),
+    '--max-attack-time',
+    String(maxAttackSeconds),
+    '--endpoint',
+    endpoint,
     '--flush-session',
-    '--store-session', join(workDir, 'session'),
-    '--store-config', configDir,
+    '--store-session',
+    join(workDir, 'session'),
+    '--store-config',
+    configDir,
     '--no-bugreport',
-    '-v', '1',
-    '-f', 'json',
-    '-o', report,
+    '-v',
+    '1',
+    '-f',
+    'json',
+    '-o',
+    report,
   ];
   const started = Date.now();
   const res = await runTool('wapiti', args, { timeoutMs, mark: /\[\*\] Launching module (\w+)/g });
@@ -215,7 +265,9 @@ export async function runWapiti({ base, startUrls, headers, workDir, endpoint, m
   const cutShort = [...res.output.matchAll(/Max attack time was reached for module (\w+)/g)].map((m) => m[1]);
   const crawlCutShort = /Max scan time was reached/.test(res.output);
   const flatten = (section) =>
-    Object.entries(section ?? {}).flatMap(([category, entries]) => entries.map((e) => ({ category, info: e.info, method: e.method, path: e.path, parameter: e.parameter })));
+    Object.entries(section ?? {}).flatMap(([category, entries]) =>
+      entries.map((e) => ({ category, info: e.info, method: e.method, path: e.path, parameter: e.parameter })),
+    );
   return {
     exitCode: res.code,
     timedOut: res.timedOut,

@@ -38,10 +38,11 @@ if (process.env.SKIP_E2E !== '1') {
   buildWeb();
   const chrome = await ensureChrome();
   const pwJson = join(out, 'playwright.json');
-  ok = run('Browser tests (Playwright, Chromium)', [bin('@playwright/test/cli.js'), 'test', '-c', 'e2e/playwright.config.ts'], {
-    CHROME_PATH: chrome,
-    PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
-  }) && ok;
+  ok =
+    run('Browser tests (Playwright, Chromium)', [bin('@playwright/test/cli.js'), 'test', '-c', 'e2e/playwright.config.ts'], {
+      CHROME_PATH: chrome,
+      PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
+    }) && ok;
   try {
     const p = JSON.parse(readFileSync(pwJson, 'utf8'));
     results.passed += p.stats.expected + (p.stats.flaky ?? 0);

@@ -1,61 +1,69 @@
 import { z } from 'zod';
 import { ROLES } from '../common/roles';
 
-const boolFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const boolFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
-    .optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  ADMIN_EMAIL: z.string().email().optional(),
-  ADMIN_PASSWORD: z.string().min(6, 'must be at least 6 characters').optional(),
-  PUBLIC_URL: z.string().url().optional(),
-  ENTRA_TENANT_ID: z.string().min(1).optional(),
-  ENTRA_CLIENT_ID: z.string().min(1).optional(),
-  ENTRA_CLIENT_SECRET: z.string().min(1).optional(),
-  ENTRA_ISSUER: z.string().url().optional(),
-  ENTRA_DEFAULT_TENANT: z.string().min(1).optional(),
-  ENTRA_DEFAULT_ROLE: z.enum(ROLES).default('reader'),
-  /** Failed sign-ins per account from one address per 15 minutes; more would make guessing cheap. */
-  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10).default(5),
-  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
-  /** Failed sign-ins of one account across addresses per 15 minutes that cut each address to one. */
-  LOGIN_ACCOUNT_GUARD_FAILURES: z.coerce.number().int().min(1).default(100),
-  /** false turns sign-in throttling off: only for the security scan and suites that sign in thousands of times. */
-  LOGIN_THROTTLE: boolFlag.default(true),
-  API_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
-  /** With DATABASE_URL: sign-in failures and API calls are counted in this Redis instead of the database. */
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
-    .optional(),
-  /** How long a session, tenant or service read may be reused while this process wrote nothing it came from. */
-  CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
-  SEED_DEMO: boolFlag.default(true),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(8 * 60 * 60),
-  IMPERSONATION_TTL_SECONDS: z.coerce.number().int().min(60).default(60 * 60),
-  TRUST_PROXY: boolFlag.default(false),
-  /** Folder of the built web app (default dist/web). */
-  WEB_ROOT: z.string().min(1).optional(),
-}).superRefine((e, ctx) => {
-  // Under guard every address gets one failure for the account; a low threshold would let a handful
-  // of addresses put any account there and slow its owner's typing mistakes.
-  if (e.LOGIN_ACCOUNT_GUARD_FAILURES < 10 * e.LOGIN_MAX_FAILURES_PER_ACCOUNT) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['LOGIN_ACCOUNT_GUARD_FAILURES'],
-      message: `must be at least 10 times LOGIN_MAX_FAILURES_PER_ACCOUNT (${10 * e.LOGIN_MAX_FAILURES_PER_ACCOUNT})`,
-    });
-  }
-});
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    ADMIN_EMAIL: z.string().email().optional(),
+    ADMIN_PASSWORD: z.string().min(6, 'must be at least 6 characters').optional(),
+    PUBLIC_URL: z.string().url().optional(),
+    ENTRA_TENANT_ID: z.string().min(1).optional(),
+    ENTRA_CLIENT_ID: z.string().min(1).optional(),
+    ENTRA_CLIENT_SECRET: z.string().min(1).optional(),
+    ENTRA_ISSUER: z.string().url().optional(),
+    ENTRA_DEFAULT_TENANT: z.string().min(1).optional(),
+    ENTRA_DEFAULT_ROLE: z.enum(ROLES).default('reader'),
+    /** Failed sign-ins per account from one address per 15 minutes; more would make guessing cheap. */
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10).default(5),
+    LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(30),
+    /** Failed sign-ins of one account across addresses per 15 minutes that cut each address to one. */
+    LOGIN_ACCOUNT_GUARD_FAILURES: z.coerce.number().int().min(1).default(100),
+    /** false turns sign-in throttling off: only for the security scan and suites that sign in thousands of times. */
+    LOGIN_THROTTLE: boolFlag.default(true),
+    API_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+    /** With DATABASE_URL: sign-in failures and API calls are counted in this Redis instead of the database. */
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+      .optional(),
+    /** How long a session, tenant or service read may be reused while this process wrote nothing it came from. */
+    CACHE_MAX_AGE_MS: z.coerce.number().int().min(0).default(60_000),
+    SEED_DEMO: boolFlag.default(true),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    SESSION_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(8 * 60 * 60),
+    IMPERSONATION_TTL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(60 * 60),
+    TRUST_PROXY: boolFlag.default(false),
+    /** Folder of the built web app (default dist/web). */
+    WEB_ROOT: z.string().min(1).optional(),
+  })
+  .superRefine((e, ctx) => {
+    // Under guard every address gets one failure for the account; a low threshold would let a handful
+    // of addresses put any account there and slow its owner's typing mistakes.
+    if (e.LOGIN_ACCOUNT_GUARD_FAILURES < 10 * e.LOGIN_MAX_FAILURES_PER_ACCOUNT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LOGIN_ACCOUNT_GUARD_FAILURES'],
+        message: `must be at least 10 times LOGIN_MAX_FAILURES_PER_ACCOUNT (${10 * e.LOGIN_MAX_FAILURES_PER_ACCOUNT})`,
+      });
+    }
+  });
 
 export type Env = z.infer<typeof envSchema>;
 

@@ -17,9 +17,7 @@ export const invalid = (message: string, field?: string) => new AppError(400, 'i
 export const unauthenticated = (message: string = M.signInRequired) => new AppError(401, 'unauthenticated', message);
 export const forbidden = (message: string = M.forbidden) => new AppError(403, 'forbidden', message);
 export const notFound = (message: string = M.notFound) => new AppError(404, 'not_found', message);
-export const conflict = (message: string, extra?: Record<string, unknown>) =>
-  new AppError(409, 'conflict', message, undefined, extra);
+export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError(409, 'conflict', message, undefined, extra);
 export const tooLarge = (message: string) => new AppError(413, 'too_large', message);
 export const tooManyRequests = (message: string = M.tooManyRequests) => new AppError(429, 'rate_limited', message);
-export const unavailable = (message = 'The service is temporarily unavailable. Please try again shortly.') =>
-  new AppError(503, 'unavailable', message);
+export const unavailable = (message = 'The service is temporarily unavailable. Please try again shortly.') => new AppError(503, 'unavailable', message);

@@ -12,7 +12,17 @@ const children: ChildProcess[] = [];
 
 function start(extraEnv: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: '', ADMIN_PASSWORD: '', DATABASE_URL: '', WEB_ROOT: join(dataDir, 'no-web'), ...extraEnv },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: '',
+      ADMIN_PASSWORD: '',
+      DATABASE_URL: '',
+      WEB_ROOT: join(dataDir, 'no-web'),
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -13,8 +13,7 @@ async function main() {
   // the same signing secret, and the super admin, first tenant and Demo service are created once.
   const { jwtSecret, seeded } = await database.exclusive(async (owner) => ({
     jwtSecret:
-      config.JWT_SECRET ??
-      (database.kind === 'postgres' ? await sharedJwtSecret(owner, storedJwtSecret(dataDir)) : resolveJwtSecret(undefined, dataDir)),
+      config.JWT_SECRET ?? (database.kind === 'postgres' ? await sharedJwtSecret(owner, storedJwtSecret(dataDir)) : resolveJwtSecret(undefined, dataDir)),
     seeded: await bootstrap(database.db, {
       adminEmail: config.ADMIN_EMAIL,
       adminPassword: config.ADMIN_PASSWORD,

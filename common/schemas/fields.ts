@@ -8,11 +8,7 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** A trimmed string that must not be empty; the message is used for missing, wrong-typed and empty values. */
 export function requiredString(message: string, max = MAX_NAME_LENGTH) {
-  return z
-    .string({ error: message })
-    .trim()
-    .min(1, message)
-    .max(max, `Must be at most ${max} characters`);
+  return z.string({ error: message }).trim().min(1, message).max(max, `Must be at most ${max} characters`);
 }
 
 /** An optional free text; null and missing both become undefined. */
@@ -41,8 +37,7 @@ export const optionalPasswordField = z
   .optional()
   .transform((v) => (v ? v : undefined));
 
-export const roleField = (message: string = M.selectRole) =>
-  z.enum(ROLES, { error: message });
+export const roleField = (message: string = M.selectRole) => z.enum(ROLES, { error: message });
 
 export const uuidField = (message: string) => z.uuid({ error: message });
 

@@ -124,7 +124,11 @@ export const tenantPageQuerySchema = z.object({
     .string()
     .max(TENANT_IDS_MAX * 37, { error: `ids must be at most ${TENANT_IDS_MAX} tenant ids` })
     .transform((s) => (s.trim() ? [...new Set(s.split(',').map((id) => id.trim()))] : []))
-    .pipe(z.array(z.uuid({ error: 'ids must be tenant ids separated by commas' })).max(TENANT_IDS_MAX, { error: `ids must be at most ${TENANT_IDS_MAX} tenant ids` }))
+    .pipe(
+      z
+        .array(z.uuid({ error: 'ids must be tenant ids separated by commas' }))
+        .max(TENANT_IDS_MAX, { error: `ids must be at most ${TENANT_IDS_MAX} tenant ids` }),
+    )
     .optional(),
 });
 export type TenantPageQuery = z.output<typeof tenantPageQuerySchema>;

@@ -59,12 +59,7 @@ export const changeAssignmentSchema = z.object({ role: assignmentRole });
 /** The service-roles twin of the assignment calls, which names the user by email. */
 export const createServiceRoleSchema = z.object({
   serviceId,
-  userEmail: z
-    .string({ error: M.selectUser })
-    .trim()
-    .toLowerCase()
-    .min(1, M.selectUser)
-    .max(MAX_EMAIL_LENGTH, M.selectUser),
+  userEmail: z.string({ error: M.selectUser }).trim().toLowerCase().min(1, M.selectUser).max(MAX_EMAIL_LENGTH, M.selectUser),
   role: assignmentRole,
 });
 

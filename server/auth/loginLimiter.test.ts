@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config';
-import {
-  createLoginThrottle,
-  LOGIN_WINDOW_MS,
-  LoginLimiter,
-  MAX_DELAY_MS,
-  PENDING_MS,
-  unthrottled,
-  type LoginLimits,
-  type LoginVerdict,
-} from './loginLimiter';
+import { createLoginThrottle, LOGIN_WINDOW_MS, LoginLimiter, MAX_DELAY_MS, PENDING_MS, unthrottled, type LoginLimits, type LoginVerdict } from './loginLimiter';
 
 const DEFAULTS: LoginLimits = { perPair: 5, perAddress: 30, accountGuard: 100 };
 const SECOND = 1000;
@@ -29,7 +20,7 @@ function setup(limits: Partial<LoginLimits> = {}, maxKeys?: number) {
   /** Wrong passwords from one address, waiting out every delay, until the address must wait out the window. */
   const failUntilWindow = (email: string, address: string): { failures: number; waits: number[]; windowWait: number } => {
     const waits: number[] = [];
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       const verdict = fail(email, address);
       if (verdict.allowed) failures++;
       else if (verdict.retryAfterSeconds * SECOND > MAX_DELAY_MS) return { failures, waits, windowWait: verdict.retryAfterSeconds };
@@ -233,7 +224,9 @@ describe('configuration', () => {
 
   it('refuses an account guard below 10 times the pair limit', () => {
     expect(() => loadConfig({ LOGIN_ACCOUNT_GUARD_FAILURES: '49' })).toThrow(/LOGIN_ACCOUNT_GUARD_FAILURES: must be at least 10 times/);
-    expect(() => loadConfig({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '10', LOGIN_ACCOUNT_GUARD_FAILURES: '99' })).toThrow(/at least 10 times LOGIN_MAX_FAILURES_PER_ACCOUNT \(100\)/);
+    expect(() => loadConfig({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '10', LOGIN_ACCOUNT_GUARD_FAILURES: '99' })).toThrow(
+      /at least 10 times LOGIN_MAX_FAILURES_PER_ACCOUNT \(100\)/,
+    );
     expect(loadConfig({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '2', LOGIN_ACCOUNT_GUARD_FAILURES: '20' }).LOGIN_ACCOUNT_GUARD_FAILURES).toBe(20);
   });
 

@@ -236,9 +236,7 @@ function keysOf(email: string, address: string) {
  */
 function waitOf(limits: LoginLimits, pair: Entry, perAddress: Entry, account: Entry, now: number): number {
   const guarded = account.failures.length >= limits.accountGuard;
-  const pairWait = guarded
-    ? untilBelow(pair, GUARDED_PAIR_FAILURES, now)
-    : Math.max(untilBelow(pair, limits.perPair, now), backoff(pair, now));
+  const pairWait = guarded ? untilBelow(pair, GUARDED_PAIR_FAILURES, now) : Math.max(untilBelow(pair, limits.perPair, now), backoff(pair, now));
   return Math.max(pairWait, untilBelow(perAddress, limits.perAddress, now));
 }
 

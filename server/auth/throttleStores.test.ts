@@ -126,8 +126,7 @@ describe('PostgreSQL store', () => {
     const clock = { t: 50_000_000 };
     const throttle = new SharedLoginThrottle(DEFAULTS, store, { now: () => clock.t });
     const email = account();
-    const rows = async () =>
-      (await database.db.select({ key: loginThrottle.key }).from(loginThrottle)).map((r) => r.key).filter((k) => k.includes(email));
+    const rows = async () => (await database.db.select({ key: loginThrottle.key }).from(loginThrottle)).map((r) => r.key).filter((k) => k.includes(email));
     await throttle.check(email, '10.2.0.1');
     await throttle.recordFailure(email, '10.2.0.1');
     expect((await rows()).sort()).toEqual([`a\n${email}`, `p\n${email}\n10.2.0.1`].sort());

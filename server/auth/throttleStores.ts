@@ -45,10 +45,12 @@ export class PostgresThrottleStore implements ThrottleStore {
   async update<T>(keys: readonly string[], now: number, change: (entries: ThrottleEntry[]) => T): Promise<T> {
     const result = await this.db.transaction(async (tx) => {
       const locks = [...new Set(keys.map(lockOf))].sort((a, b) => a - b);
-      await tx.execute(sql`select ${sql.join(
-        locks.map((lock) => sql`pg_advisory_xact_lock(${LOCK_SPACE}::int, ${lock}::int)`),
-        sql`, `,
-      )}`);
+      await tx.execute(
+        sql`select ${sql.join(
+          locks.map((lock) => sql`pg_advisory_xact_lock(${LOCK_SPACE}::int, ${lock}::int)`),
+          sql`, `,
+        )}`,
+      );
       const rows = await tx
         .select({ key: loginThrottle.key, failures: loginThrottle.failures, pending: loginThrottle.pending })
         .from(loginThrottle)

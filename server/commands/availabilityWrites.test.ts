@@ -134,7 +134,8 @@ describe('AvailabilityWriter', () => {
     // Call 2 is the group; call 4 is its last write's try alone.
     const { db, calls } = watched((n) => n === 2 || n === 4);
     const writer = new AvailabilityWriter();
-    const write = (i: number) => writer.write(db, { key: { tenantId: w.tenant.id, aspectId: aspects[i]!.id, timeBucket: '2026-Q1' }, value: `Value ${i}`, changedBy: 'someone' });
+    const write = (i: number) =>
+      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: aspects[i]!.id, timeBucket: '2026-Q1' }, value: `Value ${i}`, changedBy: 'someone' });
     const results = await Promise.allSettled([write(0), write(1), write(2)]);
     expect(calls).toEqual(['alone', 'group', 'alone', 'alone']);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);

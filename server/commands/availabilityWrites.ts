@@ -1,10 +1,5 @@
 import type { Executor } from '../db/client';
-import {
-  writeAvailabilities,
-  writeAvailability,
-  type AvailabilityWrite,
-  type AvailabilityWriteResult,
-} from '../db/queries/catalog';
+import { writeAvailabilities, writeAvailability, type AvailabilityWrite, type AvailabilityWriteResult } from '../db/queries/catalog';
 
 /** The most writes sent in one statement. */
 export const MAX_BATCH = 64;
@@ -73,7 +68,11 @@ async function send(db: Executor, tenantId: string, group: Pending[]): Promise<v
   if (group.length === 1) return sendAlone(db, group[0]!);
   let results: AvailabilityWriteResult[];
   try {
-    results = await writeAvailabilities(db, tenantId, group.map((p) => p.write));
+    results = await writeAvailabilities(
+      db,
+      tenantId,
+      group.map((p) => p.write),
+    );
   } catch {
     for (const pending of group) await sendAlone(db, pending);
     return;

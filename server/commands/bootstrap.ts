@@ -16,10 +16,7 @@ export interface BootstrapResult {
  * On a database with no users: creates the super admin (ADMIN_EMAIL/ADMIN_PASSWORD, else
  * admin@example.com with a random password), a first tenant and, unless turned off, the Demo service.
  */
-export async function bootstrap(
-  db: Db,
-  options: { adminEmail?: string; adminPassword?: string; seedDemo: boolean },
-): Promise<BootstrapResult> {
+export async function bootstrap(db: Db, options: { adminEmail?: string; adminPassword?: string; seedDemo: boolean }): Promise<BootstrapResult> {
   return db.transaction(async (tx) => {
     // Serialise concurrent first starts against one PostgreSQL database.
     await tx.execute(sql`select pg_advisory_xact_lock(4815162342)`);

@@ -80,9 +80,7 @@ const documentSchema = z
         }),
       )
       .max(100_000),
-    availabilities: z
-      .array(z.strictObject({ aspect_id: fileId, time_bucket: z.string().regex(QUARTER_PATTERN), value: text(MAX_TEXT_LENGTH) }))
-      .max(1_000_000),
+    availabilities: z.array(z.strictObject({ aspect_id: fileId, time_bucket: z.string().regex(QUARTER_PATTERN), value: text(MAX_TEXT_LENGTH) })).max(1_000_000),
     roles: z.array(z.strictObject({ role_name: text(MAX_NAME_LENGTH).trim().min(1), position })).max(10_000),
     templates: z.array(z.strictObject({ template_text: text(MAX_TEXT_LENGTH).trim().min(1), position })).max(10_000),
   })
@@ -160,7 +158,6 @@ export async function readCatalogFile(file: Buffer): Promise<CatalogDocument> {
   }
   return parsed.data;
 }
-
 
 /** A document nests four levels deep; a refused one nesting deeper than this is called too deep. */
 const MAX_NESTING = 4096;
@@ -276,4 +273,3 @@ export function prepareImport(doc: CatalogDocument): PreparedImport {
     counts: { categories: doc.categories.length, aspects: doc.aspects.length },
   };
 }
-

@@ -11,11 +11,7 @@ import { tenantPermissions } from '../policies';
  */
 export async function describeSession(db: Executor, user: UserWithTenants, superAdmin: boolean, preferred?: TenantRow | null) {
   const available = await listAvailableTenants(db, user, superAdmin);
-  const tenant =
-    (preferred && available.find((t) => t.id === preferred.id)) ??
-    available.find((t) => t.id === user.tenantId) ??
-    available[0] ??
-    null;
+  const tenant = (preferred && available.find((t) => t.id === preferred.id)) ?? available.find((t) => t.id === user.tenantId) ?? available[0] ?? null;
   const primary = available.find((t) => t.id === user.tenantId);
   return {
     user: presentUser(user, primary?.name ?? tenant?.name ?? null),

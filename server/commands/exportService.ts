@@ -72,5 +72,8 @@ export async function exportServiceCsv(db: Executor, service: ServiceRow, opts: 
       ]);
     }
   }
-  return stringify(rows.map((r) => r.map(neutraliseCell)), { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ });
+  return stringify(
+    rows.map((r) => r.map(neutraliseCell)),
+    { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ },
+  );
 }

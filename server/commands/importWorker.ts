@@ -11,8 +11,7 @@ parentPort!.on('message', async (msg: { id: number; file: Uint8Array }) => {
     const doc = await readCatalogFile(Buffer.from(msg.file.buffer, msg.file.byteOffset, msg.file.byteLength));
     parentPort!.postMessage({ id: msg.id, prepared: prepareImport(doc) });
   } catch (err) {
-    const refusal =
-      err instanceof AppError ? { statusCode: err.statusCode, code: err.code, message: err.message, field: err.field } : undefined;
+    const refusal = err instanceof AppError ? { statusCode: err.statusCode, code: err.code, message: err.message, field: err.field } : undefined;
     parentPort!.postMessage({ id: msg.id, refusal, failure: refusal ? undefined : String((err as Error)?.stack ?? err) });
   }
 });

@@ -17,36 +17,38 @@ import { writeAudit } from './audit';
  * (docs/decisions/0004-row-level-security.md).
  */
 export async function moveService(db: Executor, actor: Actor, fromTenantId: string, serviceId: string, targetTenantId: string) {
-  return asSystem(() => db.transaction(async (tx) => {
-    const service = await lockService(tx, fromTenantId, serviceId);
-    if (!service) throw notFound(M.serviceNotFound);
-    if (service.archived) throw conflict(M.serviceArchivedConflict);
-    const [clash] = await tx
-      .select({ id: services.id })
-      .from(services)
-      .where(and(eq(services.tenantId, targetTenantId), eq(services.slug, service.slug)))
-      .limit(1);
-    if (clash) throw conflict(SETTINGS_MESSAGES.targetSlugTaken);
-    const dropped = await tx
-      .delete(serviceRoleAssignments)
-      .where(
-        and(
-          eq(serviceRoleAssignments.tenantId, fromTenantId),
-          eq(serviceRoleAssignments.serviceId, serviceId),
-          sql`not exists (select 1 from users u where u.id = ${serviceRoleAssignments.userId} and u.tenant_id = ${targetTenantId})`,
-          sql`not exists (select 1 from tenant_memberships m where m.user_id = ${serviceRoleAssignments.userId} and m.tenant_id = ${targetTenantId})`,
-        ),
-      )
-      .returning({ id: serviceRoleAssignments.id });
-    const [moved] = await tx
-      .update(services)
-      .set({ tenantId: targetTenantId, version: sql`${services.version} + 1`, lastUpdated: sql`now()` })
-      .where(and(eq(services.tenantId, fromTenantId), eq(services.id, serviceId)))
-      .returning();
-    const details = { fromTenantId, toTenantId: targetTenantId, slug: service.slug, droppedAssignments: dropped.length };
-    for (const tenantId of [fromTenantId, targetTenantId]) {
-      await writeAudit(tx, actor, { tenantId, action: 'service.move', targetType: 'service', targetId: serviceId, details });
-    }
-    return { service: moved!, droppedAssignments: dropped.length };
-  }));
+  return asSystem(() =>
+    db.transaction(async (tx) => {
+      const service = await lockService(tx, fromTenantId, serviceId);
+      if (!service) throw notFound(M.serviceNotFound);
+      if (service.archived) throw conflict(M.serviceArchivedConflict);
+      const [clash] = await tx
+        .select({ id: services.id })
+        .from(services)
+        .where(and(eq(services.tenantId, targetTenantId), eq(services.slug, service.slug)))
+        .limit(1);
+      if (clash) throw conflict(SETTINGS_MESSAGES.targetSlugTaken);
+      const dropped = await tx
+        .delete(serviceRoleAssignments)
+        .where(
+          and(
+            eq(serviceRoleAssignments.tenantId, fromTenantId),
+            eq(serviceRoleAssignments.serviceId, serviceId),
+            sql`not exists (select 1 from users u where u.id = ${serviceRoleAssignments.userId} and u.tenant_id = ${targetTenantId})`,
+            sql`not exists (select 1 from tenant_memberships m where m.user_id = ${serviceRoleAssignments.userId} and m.tenant_id = ${targetTenantId})`,
+          ),
+        )
+        .returning({ id: serviceRoleAssignments.id });
+      const [moved] = await tx
+        .update(services)
+        .set({ tenantId: targetTenantId, version: sql`${services.version} + 1`, lastUpdated: sql`now()` })
+        .where(and(eq(services.tenantId, fromTenantId), eq(services.id, serviceId)))
+        .returning();
+      const details = { fromTenantId, toTenantId: targetTenantId, slug: service.slug, droppedAssignments: dropped.length };
+      for (const tenantId of [fromTenantId, targetTenantId]) {
+        await writeAudit(tx, actor, { tenantId, action: 'service.move', targetType: 'service', targetId: serviceId, details });
+      }
+      return { service: moved!, droppedAssignments: dropped.length };
+    }),
+  );
 }

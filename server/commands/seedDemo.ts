@@ -84,11 +84,11 @@ export async function seedDemoService(db: Executor, tenantId: string, changedBy:
       if (rows.length) await db.insert(availabilities).values(rows);
     }
   }
-  await db.insert(actorRoles).values(
-    ['Service owner', 'Product manager', 'Support engineer'].map((roleName, position) => ({ tenantId, serviceId: service.id, roleName, position })),
-  );
-  await db.insert(quickTemplates).values(
-    ['Available', 'Planned', 'Beta', 'Not available'].map((templateText, position) => ({ tenantId, serviceId: service.id, templateText, position })),
-  );
+  await db
+    .insert(actorRoles)
+    .values(['Service owner', 'Product manager', 'Support engineer'].map((roleName, position) => ({ tenantId, serviceId: service.id, roleName, position })));
+  await db
+    .insert(quickTemplates)
+    .values(['Available', 'Planned', 'Beta', 'Not available'].map((templateText, position) => ({ tenantId, serviceId: service.id, templateText, position })));
   return service.id;
 }

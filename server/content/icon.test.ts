@@ -24,7 +24,11 @@ const decodeSvg = (url: string) => Buffer.from(url.replace('data:image/svg+xml;b
 
 describe('validateIcon', () => {
   it('accepts PNG, JPEG and GIF whose content matches the declared type', () => {
-    for (const [type, bytes] of [['image/png', PNG], ['image/jpeg', JPEG], ['image/gif', GIF]] as const) {
+    for (const [type, bytes] of [
+      ['image/png', PNG],
+      ['image/jpeg', JPEG],
+      ['image/gif', GIF],
+    ] as const) {
       expect(validateIcon(dataUrl(type, bytes))).toBe(dataUrl(type, bytes));
     }
   });

@@ -31,8 +31,7 @@ export interface Change {
 /** Everything may have changed: the stream was interrupted, and what it carried meanwhile is unknown. */
 export const EVERYTHING: Change = { table: '*', tenants: null, services: null, users: null, tokens: null };
 
-const ids = (value: unknown): readonly string[] | null =>
-  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : null;
+const ids = (value: unknown): readonly string[] | null => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : null);
 
 /** A channel payload read as a change; undefined when it is not one. */
 export function parseChange(payload: string | undefined): Change | undefined {

@@ -113,11 +113,7 @@ async function openPglite(dataDir?: string): Promise<Database> {
     const embedded = await startEmbedded(pgDir);
     let database: Database;
     try {
-      database = await openPostgres(
-        { host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' },
-        1,
-        'pglite',
-      );
+      database = await openPostgres({ host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' }, 1, 'pglite');
     } catch (err) {
       await embedded.stop();
       throw err;
@@ -399,10 +395,11 @@ async function applyScope(client: ScopedClient): Promise<void> {
   if (client[APPLIED] === key) return;
   const settings = scopeSettings(scope);
   client[APPLIED] = undefined;
-  await client.query(
-    "select set_config('role', $1, false), set_config('catalog.scope', $2, false), set_config('catalog.tenant_id', $3, false)",
-    [APP_ROLE, settings.scope, settings.tenantId],
-  );
+  await client.query("select set_config('role', $1, false), set_config('catalog.scope', $2, false), set_config('catalog.tenant_id', $3, false)", [
+    APP_ROLE,
+    settings.scope,
+    settings.tenantId,
+  ]);
   client[APPLIED] = key;
 }
 

@@ -10,7 +10,9 @@ describe('migrations', () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-drift-'));
     try {
       cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-      const before = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+      const before = readdirSync(dir)
+        .filter((f) => f.endsWith('.sql'))
+        .sort();
       const res = spawnSync(process.execPath, ['node_modules/drizzle-kit/bin.cjs', 'generate', '--config', 'drizzle.config.ts'], {
         // drizzle-kit reads its output folder relative to the working directory.
         env: { ...process.env, DRIZZLE_OUT: relative(process.cwd(), dir) },
@@ -20,7 +22,9 @@ describe('migrations', () => {
       expect(res.status, res.stderr).toBe(0);
       expect(`${res.stdout}${res.stderr}`).not.toMatch(/Error/);
       expect(res.stdout).toMatch(/No schema changes/);
-      const after = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+      const after = readdirSync(dir)
+        .filter((f) => f.endsWith('.sql'))
+        .sort();
       expect(after, `schema changes without a migration:\n${res.stdout}`).toEqual(before);
     } finally {
       rmSync(dir, { recursive: true, force: true });

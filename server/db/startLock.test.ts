@@ -39,7 +39,10 @@ describe('the signing secret kept in the database', () => {
   });
 
   it('cannot be read by the application role', async () => {
-    const err = await database.db.execute(sql`select value from server_settings`).then(() => null, (e: Error) => e);
+    const err = await database.db.execute(sql`select value from server_settings`).then(
+      () => null,
+      (e: Error) => e,
+    );
     // insufficient_privilege, from the database under the query builder's error
     expect((err?.cause as { code?: string } | undefined)?.code).toBe('42501');
   });

@@ -30,7 +30,16 @@ function get(base: string, path: string, headers: Record<string, string>): Promi
 
 /** The headers a caller can rely on: all but those that differ per response. */
 function stable(headers: Raw['headers']) {
-  const { date: _date, 'x-request-id': _id, 'server-timing': timing, 'x-ratelimit-remaining': _left, 'x-ratelimit-reset': _reset, connection: _c, 'keep-alive': _k, ...rest } = headers;
+  const {
+    date: _date,
+    'x-request-id': _id,
+    'server-timing': timing,
+    'x-ratelimit-remaining': _left,
+    'x-ratelimit-reset': _reset,
+    connection: _c,
+    'keep-alive': _k,
+    ...rest
+  } = headers;
   expect(timing).toMatch(/^app;dur=\d+\.\d{2}$/);
   return rest;
 }

@@ -80,7 +80,12 @@ export class HotReads {
     let list = this.merged.get(own);
     if (!list) {
       const names = new Set(own.filter((_, i) => i % 2 === 0));
-      list = [...Object.entries(this.common).filter(([name]) => !names.has(name)).flat(), ...own];
+      list = [
+        ...Object.entries(this.common)
+          .filter(([name]) => !names.has(name))
+          .flat(),
+        ...own,
+      ];
       this.merged.set(own, list);
     }
     return list;

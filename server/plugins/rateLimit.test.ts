@@ -34,7 +34,8 @@ async function sharedCount(key: string): Promise<number | undefined> {
 /** Two "processes" counting through the database, on a clock the test moves by hand. */
 function twoProcesses(options: { batch?: number; sync?: SyncFn } = {}) {
   const clock = { t: 10_000_000 };
-  const make = () => new SyncedCounters(options.sync ?? postgresSync(database.db, WINDOW), WINDOW, { intervalMs: NEVER, batch: options.batch, now: () => clock.t });
+  const make = () =>
+    new SyncedCounters(options.sync ?? postgresSync(database.db, WINDOW), WINDOW, { intervalMs: NEVER, batch: options.batch, now: () => clock.t });
   return { a: make(), b: make(), clock };
 }
 

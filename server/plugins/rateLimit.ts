@@ -361,16 +361,19 @@ export function redisRateLimiter(redis: Redis, max: number, windowMs: number, pr
     h.unsent = 0;
     h.inFlight += calls;
     h.hotSending = true;
-    client.catalogRateIncrBy(prefix + key, windowMs, calls).then(
-      ([current, ttl]) => heardFrom(h, current, ttl),
-      // Redis away: the calls were admitted; the full route (which goes on unlimited) takes over
-      // once this window ends.
-      () => {},
-    ).finally(() => {
-      h.inFlight -= calls;
-      h.hotSending = false;
-      if (h.unsent > 0) sendHot(key, h);
-    });
+    client
+      .catalogRateIncrBy(prefix + key, windowMs, calls)
+      .then(
+        ([current, ttl]) => heardFrom(h, current, ttl),
+        // Redis away: the calls were admitted; the full route (which goes on unlimited) takes over
+        // once this window ends.
+        () => {},
+      )
+      .finally(() => {
+        h.inFlight -= calls;
+        h.hotSending = false;
+        if (h.unsent > 0) sendHot(key, h);
+      });
   };
   const shared: FastifyRateLimitStore = {
     incr,

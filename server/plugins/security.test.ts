@@ -23,7 +23,13 @@ beforeAll(async () => {
   const db = await openTestDatabase();
   dispose = db.dispose;
   database = db.database;
-  app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent', API_RATE_LIMIT: '3' }), database: db.database, jwtSecret: TEST_SECRET, webRoot, logger: false });
+  app = await buildApp({
+    config: loadConfig({ LOG_LEVEL: 'silent', API_RATE_LIMIT: '3' }),
+    database: db.database,
+    jwtSecret: TEST_SECRET,
+    webRoot,
+    logger: false,
+  });
   await app.ready();
 });
 afterAll(async () => {
@@ -47,13 +53,17 @@ describe('security headers', () => {
   });
 
   it('keeps CORS closed: no Access-Control headers, even for a preflight', async () => {
-    const res = await app.inject({ method: 'OPTIONS', url: '/api/auth/login', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/auth/login',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     const get = await app.inject({ method: 'GET', url: '/api/health', headers: { origin: 'https://evil.example' } });
     expect(get.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('turns the browsers\' legacy XSS filter off (X-XSS-Protection: 0) and sends no HSTS over plain HTTP', async () => {
+  it("turns the browsers' legacy XSS filter off (X-XSS-Protection: 0) and sends no HSTS over plain HTTP", async () => {
     const res = await app.inject({ method: 'GET', url: '/' });
     expect(res.headers['x-xss-protection']).toBe('0');
     expect(res.headers['strict-transport-security']).toBeUndefined();

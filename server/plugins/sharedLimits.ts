@@ -20,12 +20,7 @@ export interface Limits {
  * embedded database, which serves one process, in the process; on PostgreSQL, in the database, so
  * every server process on it counts as one; with REDIS_URL, in Redis instead.
  */
-export async function createLimits(
-  config: Config,
-  database: Database,
-  windowMs: number,
-  log: () => FastifyBaseLogger,
-): Promise<Limits> {
+export async function createLimits(config: Config, database: Database, windowMs: number, log: () => FastifyBaseLogger): Promise<Limits> {
   const max = config.API_RATE_LIMIT;
   if (database.kind === 'pglite') {
     return { kind: 'process', loginThrottle: createLoginThrottle(config), api: max > 0 ? localRateLimiter(max, windowMs) : undefined, close: async () => {} };

@@ -62,7 +62,12 @@ describe('X-Tenant-Slug', () => {
     expect(res.json().services.map((s: { name: string }) => s.name)).toEqual(['In B']);
     const me = await call(t.app, 'GET', '/api/auth/me', { token, tenant: b.slug });
     expect(me.json().tenant.id).toBe(b.id);
-    expect(me.json().availableTenants.map((x: { id: string }) => x.id).sort()).toEqual([a.id, b.id].sort());
+    expect(
+      me
+        .json()
+        .availableTenants.map((x: { id: string }) => x.id)
+        .sort(),
+    ).toEqual([a.id, b.id].sort());
   });
 
   it('lets a super admin work in every active tenant', async () => {

@@ -60,4 +60,3 @@ export async function resolveTenant(req: FastifyRequest, actor: Actor, cache?: S
   const load = () => (slug ? findTenantBySlug(db, slug) : findTenantById(db, id));
   return checkTenant(actor, cache ? await cache.get(key, load) : await load());
 }
-

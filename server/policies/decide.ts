@@ -4,9 +4,6 @@ import { M } from '../../common/messages';
 import { forbidden, notFound } from '../errors';
 import { PERMISSIONS, type Capability, type Rung } from './permissions';
 
-
-
-
 /** The signed-in caller as policies see it. */
 export interface PolicyActor {
   userId: string;

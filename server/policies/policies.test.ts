@@ -21,9 +21,7 @@ const SPEC_TABLE: Record<Capability, Record<Rung, boolean>> = {
 };
 
 const actorFor = (rung: Rung): PolicyActor =>
-  rung === 'superAdmin'
-    ? { userId: 'u', role: 'admin', superAdmin: true }
-    : { userId: 'u', role: rung, superAdmin: false };
+  rung === 'superAdmin' ? { userId: 'u', role: 'admin', superAdmin: true } : { userId: 'u', role: rung, superAdmin: false };
 
 describe('permission table', () => {
   it('covers exactly the capabilities of the spec table', () => {

@@ -1,9 +1,4 @@
-import type {
-  AspectRow,
-  AvailabilityRow,
-  CategoryRow,
-  HistoryRow,
-} from '../db/queries/catalog';
+import type { AspectRow, AvailabilityRow, CategoryRow, HistoryRow } from '../db/queries/catalog';
 
 export function presentCategory(c: CategoryRow) {
   return { id: c.id, name: c.name, position: c.position, serviceId: c.serviceId, service_id: c.serviceId };

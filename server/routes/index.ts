@@ -23,7 +23,30 @@ import invitationRoutes from './invitations';
 import eventRoutes from './events';
 
 /** Every route folder, registered explicitly under /api. */
-export const routeModules = [healthRoutes, authRoutes, entraRoutes, serviceRoutes, categoryRoutes, aspectRoutes, availabilityRoutes, tenantRoutes, adminRoutes, userRoutes, impersonationRoutes, actorRoleRoutes, quickTemplateRoutes, serviceUserRoutes, serviceRoleRoutes, snapshotRoutes, exportRoutes, servicePortabilityRoutes, metricsRoutes, auditRoutes, invitationRoutes, eventRoutes];
+export const routeModules = [
+  healthRoutes,
+  authRoutes,
+  entraRoutes,
+  serviceRoutes,
+  categoryRoutes,
+  aspectRoutes,
+  availabilityRoutes,
+  tenantRoutes,
+  adminRoutes,
+  userRoutes,
+  impersonationRoutes,
+  actorRoleRoutes,
+  quickTemplateRoutes,
+  serviceUserRoutes,
+  serviceRoleRoutes,
+  snapshotRoutes,
+  exportRoutes,
+  servicePortabilityRoutes,
+  metricsRoutes,
+  auditRoutes,
+  invitationRoutes,
+  eventRoutes,
+];
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   for (const mod of routeModules) await app.register(mod, { prefix: '/api' });

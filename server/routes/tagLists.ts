@@ -46,9 +46,7 @@ function parseId(params: unknown): string {
 }
 
 /** The routes of one ordered list of a service: editors and up, never on an archived service. */
-export function tagListRoutes<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string>(
-  list: TagList<Row, Text, Ids>,
-) {
+export function tagListRoutes<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string>(list: TagList<Row, Text, Ids>) {
   const { path, queries: q, present, singular, plural } = list;
 
   return async function routes(app: FastifyInstance) {

@@ -15,7 +15,10 @@ const unique = () => randomBytes(4).toString('hex');
 
 export async function createTenant(db: Executor, overrides: Partial<typeof tenants.$inferInsert> = {}) {
   const u = unique();
-  const [t] = await db.insert(tenants).values({ name: `Tenant ${u}`, slug: `tenant-${u}`, ...overrides }).returning();
+  const [t] = await db
+    .insert(tenants)
+    .values({ name: `Tenant ${u}`, slug: `tenant-${u}`, ...overrides })
+    .returning();
   return t;
 }
 

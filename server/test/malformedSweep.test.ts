@@ -98,7 +98,11 @@ describe('malformed input sweep', () => {
       if (!['GET', 'DELETE'].includes(route.method)) {
         for (const b of BODIES) attempts.push({ url: sample, payload: b.payload, contentType: 'application/json' });
         attempts.push({ url: sample, payload: 'a=1&b=2', contentType: 'application/x-www-form-urlencoded' });
-        attempts.push({ url: sample, payload: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nhello\r\n--x--', contentType: 'multipart/form-data; boundary=x' });
+        attempts.push({
+          url: sample,
+          payload: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nhello\r\n--x--',
+          contentType: 'multipart/form-data; boundary=x',
+        });
       }
       for (const a of attempts) {
         for (const auth of [null, token]) {
@@ -110,7 +114,8 @@ describe('malformed input sweep', () => {
             headers,
             ...(a.payload !== undefined && a.payload !== '' ? { body: a.payload } : {}),
           });
-          if (res.statusCode >= 500) failures.push(`${route.method} ${a.url.slice(0, 120)} ${a.payload?.slice(0, 40) ?? ''} -> ${res.statusCode} ${res.body.slice(0, 120)}`);
+          if (res.statusCode >= 500)
+            failures.push(`${route.method} ${a.url.slice(0, 120)} ${a.payload?.slice(0, 40) ?? ''} -> ${res.statusCode} ${res.body.slice(0, 120)}`);
         }
       }
     }

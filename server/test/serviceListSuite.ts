@@ -75,7 +75,8 @@ export function describeServiceList(spec: ServiceListSpec) {
       const other = await createService(t.db, w.tenant.id);
       const [a, b, c] = [await add(s.id, 'A'), await add(s.id, 'B'), await add(s.id, 'C')];
       const foreign = await add(other.id, 'X');
-      const reorder = (ids: unknown) => call(t.app, 'PATCH', `${spec.path}/reorder`, { ...as(w.tokens.editor), body: { serviceId: s.id, [spec.idsField]: ids } });
+      const reorder = (ids: unknown) =>
+        call(t.app, 'PATCH', `${spec.path}/reorder`, { ...as(w.tokens.editor), body: { serviceId: s.id, [spec.idsField]: ids } });
       const ok = await reorder([c.id, a.id, b.id]);
       expect(ok.statusCode).toBe(200);
       expect(ok.json()[spec.plural].map((r: Item) => r[spec.readField])).toEqual(['C', 'A', 'B']);

@@ -48,7 +48,10 @@ export function useTenantOptions(search: string, includeArchived: boolean, enabl
   return useQuery({
     queryKey: ['admin', 'tenants', 'options', search, includeArchived, limit],
     queryFn: ({ signal }) =>
-      request<TenantPage<Tenant>>(tenantsUrl({ search, limit: String(limit), includeArchived: String(includeArchived) }), { fallback: M.failedLoadTenants, signal }),
+      request<TenantPage<Tenant>>(tenantsUrl({ search, limit: String(limit), includeArchived: String(includeArchived) }), {
+        fallback: M.failedLoadTenants,
+        signal,
+      }),
     enabled,
     placeholderData: keepPreviousData,
   });
@@ -64,7 +67,10 @@ export function useTenantsById(ids: string[], enabled = true) {
       for (let i = 0; i < sorted.length; i += TENANT_IDS_MAX) chunks.push(sorted.slice(i, i + TENANT_IDS_MAX));
       const pages = await Promise.all(
         chunks.map((chunk) =>
-          request<TenantPage<Tenant>>(tenantsUrl({ ids: chunk.join(','), includeArchived: 'true', limit: String(chunk.length) }), { fallback: M.failedLoadTenants, signal }),
+          request<TenantPage<Tenant>>(tenantsUrl({ ids: chunk.join(','), includeArchived: 'true', limit: String(chunk.length) }), {
+            fallback: M.failedLoadTenants,
+            signal,
+          }),
         ),
       );
       return pages.flatMap((p) => p.tenants);
@@ -105,8 +111,7 @@ export const useCreateAdminUser = () =>
     request<{ user: AdminUser }>('/admin/users', { method: 'POST', body: input, fallback: M.failedCreateUser }),
   );
 
-export const useDeleteAdminUser = () =>
-  useAdminMutation((id: string) => request(`/admin/users/${id}`, { method: 'DELETE', fallback: M.failedDeleteUser }));
+export const useDeleteAdminUser = () => useAdminMutation((id: string) => request(`/admin/users/${id}`, { method: 'DELETE', fallback: M.failedDeleteUser }));
 
 export const useUpdateMemberships = () =>
   useAdminMutation((input: { id: string; tenantIds: string[] }) =>

@@ -59,12 +59,7 @@ describe('invalidate', () => {
 
   it("reads again the named services' catalogs and settings, the lists only for a service record", async () => {
     const cells = Array.from({ length: 100 }, () => ({ type: 'catalog' as const, record: 'availability', services: ['s1'] }));
-    expect(await keysInvalidated(cells)).toEqual([
-      ['services', 'full', 's1'],
-      ['services', 'settings', 's1'],
-      ['services', 'snapshots', 's1'],
-      ['audit'],
-    ]);
+    expect(await keysInvalidated(cells)).toEqual([['services', 'full', 's1'], ['services', 'settings', 's1'], ['services', 'snapshots', 's1'], ['audit']]);
     const renamed = await keysInvalidated([{ type: 'catalog', record: 'service', services: ['s2'] }]);
     expect(renamed).toContainEqual(['services', 'list']);
     expect(renamed).toContainEqual(['services', 'pages']);
@@ -88,7 +83,8 @@ describe('followEvents', () => {
     vi.restoreAllMocks();
   });
 
-  const streamOf = (text: string) => new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(text)), c.close()) }), { status: 200 });
+  const streamOf = (text: string) =>
+    new Response(new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(text)), c.close()) }), { status: 200 });
 
   it('resumes from the last event after the stream ends, and stops when aborted', async () => {
     const controller = new AbortController();

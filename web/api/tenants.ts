@@ -25,13 +25,11 @@ export const useUpdateTenant = () =>
     request<{ tenant: Tenant }>(`/tenants/${input.id}`, { method: 'PUT', body: { name: input.name }, fallback: M.failedUpdateTenant }),
   );
 
-export const useArchiveTenant = () =>
-  useAdminMutation((id: string) => request(`/tenants/${id}/archive`, { method: 'PATCH', fallback: M.failedArchiveTenant }));
+export const useArchiveTenant = () => useAdminMutation((id: string) => request(`/tenants/${id}/archive`, { method: 'PATCH', fallback: M.failedArchiveTenant }));
 
 export const useUnarchiveTenant = () =>
   useAdminMutation((id: string) => request(`/tenants/${id}/unarchive`, { method: 'PATCH', fallback: M.failedUnarchiveTenant }));
 
-export const useDeleteTenant = () =>
-  useAdminMutation((id: string) => request(`/tenants/${id}`, { method: 'DELETE', fallback: M.failedDeleteTenant }));
+export const useDeleteTenant = () => useAdminMutation((id: string) => request(`/tenants/${id}`, { method: 'DELETE', fallback: M.failedDeleteTenant }));
 
 export { useAdminMutation };

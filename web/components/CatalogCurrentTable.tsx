@@ -13,10 +13,25 @@ interface Props {
   emptyText: string;
 }
 
-const CurrentRow = memo(function CurrentRow({ aspect, index, ariaRow, bucket }: { aspect: Aspect; index: number; ariaRow: number; bucket: string | undefined }) {
+const CurrentRow = memo(function CurrentRow({
+  aspect,
+  index,
+  ariaRow,
+  bucket,
+}: {
+  aspect: Aspect;
+  index: number;
+  ariaRow: number;
+  bucket: string | undefined;
+}) {
   const value = bucket ? aspect.availabilities[bucket] : undefined;
   return (
-    <tr className={aspect.is_public ? 'roadmap-row' : 'roadmap-row roadmap-row-private'} data-testid="current-row" aria-rowindex={ariaRow} {...windowRowAttributes(aspect.id, index)}>
+    <tr
+      className={aspect.is_public ? 'roadmap-row' : 'roadmap-row roadmap-row-private'}
+      data-testid="current-row"
+      aria-rowindex={ariaRow}
+      {...windowRowAttributes(aspect.id, index)}
+    >
       <th scope="row" className="roadmap-aspect-cell">
         <div className="roadmap-aspect">
           <span className="roadmap-title">{aspect.title}</span>
@@ -85,7 +100,14 @@ export const CatalogCurrentTable = memo(function CatalogCurrentTable({ groups, b
   const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
   return (
     <div className="roadmap-scroll" role="region" aria-label="Current availability" tabIndex={0}>
-      <table className="roadmap-table current-table" data-testid="current-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
+      <table
+        className="roadmap-table current-table"
+        data-testid="current-table"
+        aria-rowcount={groups.length ? ariaRowCount : undefined}
+        ref={tableRef}
+        onFocus={onFocus}
+        onBlur={onBlur}
+      >
         {bucket ? <caption className="current-caption">Availability for {bucket}</caption> : null}
         <thead>
           <tr aria-rowindex={1}>

@@ -36,11 +36,7 @@ export function ImpersonationBanner() {
           <Text size="sm" fw={600}>
             You are impersonating {user.name} ({user.email})
           </Text>
-          {user.impersonationReason ? (
-            <Text size="sm">
-              Reason: {user.impersonationReason}
-            </Text>
-          ) : null}
+          {user.impersonationReason ? <Text size="sm">Reason: {user.impersonationReason}</Text> : null}
         </div>
         <Button size="xs" variant="default" onClick={() => void stop()} loading={busy}>
           Stop Impersonation

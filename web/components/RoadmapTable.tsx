@@ -63,8 +63,7 @@ const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <=
 const liveRegionContainer = typeof document === 'undefined' ? undefined : document.body;
 
 /** Said (and shown) when a row is dragged out of its category: it cannot land there. */
-export const REORDER_WITHIN_CATEGORY =
-  'An aspect can only be reordered within its category. To move it to another category, use Edit Aspect.';
+export const REORDER_WITHIN_CATEGORY = 'An aspect can only be reordered within its category. To move it to another category, use Edit Aspect.';
 
 /**
  * The rows of a category are its only drop targets. While the pointer is above or below them (over
@@ -98,7 +97,19 @@ function announcementsFor(titleOf: (id: string | number) => string, positionOf: 
   };
 }
 
-function CategoryHeader({ category, columns, editable, handlers, ariaRow }: { category: Category; columns: number; editable: boolean; handlers: RoadmapTableHandlers; ariaRow: number }) {
+function CategoryHeader({
+  category,
+  columns,
+  editable,
+  handlers,
+  ariaRow,
+}: {
+  category: Category;
+  columns: number;
+  editable: boolean;
+  handlers: RoadmapTableHandlers;
+  ariaRow: number;
+}) {
   return (
     <tr className="roadmap-category-row" aria-rowindex={ariaRow}>
       <th colSpan={columns} scope="colgroup">
@@ -106,10 +117,20 @@ function CategoryHeader({ category, columns, editable, handlers, ariaRow }: { ca
           <span className="roadmap-category-name">{category.name}</span>
           {editable ? (
             <span className="roadmap-category-actions">
-              <button type="button" className="roadmap-small-button" aria-label={`Edit category ${category.name}`} onClick={() => handlers.onEditCategory(category)}>
+              <button
+                type="button"
+                className="roadmap-small-button"
+                aria-label={`Edit category ${category.name}`}
+                onClick={() => handlers.onEditCategory(category)}
+              >
                 Edit
               </button>
-              <button type="button" className="roadmap-small-button" aria-label={`Add aspect to ${category.name}`} onClick={() => handlers.onAddAspect(category.id)}>
+              <button
+                type="button"
+                className="roadmap-small-button"
+                aria-label={`Add aspect to ${category.name}`}
+                onClick={() => handlers.onAddAspect(category.id)}
+              >
                 + Aspect
               </button>
             </span>
@@ -166,7 +187,16 @@ function SortableRows(props: RowsProps) {
     [ids, group.category.id, handlers],
   );
   const rows = windowedRows(group.aspects, { offset, columns: timeline.length + 2, full, heightOf }, (aspect, i) => (
-    <SortableRoadmapRow key={aspect.id} aspect={aspect} index={offset + i} ariaRow={ariaRow + 1 + i} timeline={timeline} editable sortable={sortable} handlers={handlers} />
+    <SortableRoadmapRow
+      key={aspect.id}
+      aspect={aspect}
+      index={offset + i}
+      ariaRow={ariaRow + 1 + i}
+      timeline={timeline}
+      editable
+      sortable={sortable}
+      handlers={handlers}
+    />
   ));
   // A group far from the viewport is one gap: nothing to drag, so no drag context to set up (a row
   // being dragged stays in full, so its group keeps its context).
@@ -203,7 +233,15 @@ const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
         <SortableRows {...props} />
       ) : (
         windowedRows(group.aspects, { offset, columns, full: (aspect: Aspect, i) => isFull(props, i, aspect.id), heightOf }, (aspect, i) => (
-          <RoadmapRow key={aspect.id} aspect={aspect} index={offset + i} ariaRow={ariaRow + 1 + i} timeline={timeline} editable={editable} handlers={handlers} />
+          <RoadmapRow
+            key={aspect.id}
+            aspect={aspect}
+            index={offset + i}
+            ariaRow={ariaRow + 1 + i}
+            timeline={timeline}
+            editable={editable}
+            handlers={handlers}
+          />
         ))
       )}
     </tbody>
@@ -232,7 +270,14 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
       onScroll={quarterScroll.onScroll}
       onKeyDown={quarterScroll.onKeyDown}
     >
-      <table className="roadmap-table" data-testid="roadmap-table" aria-rowcount={groups.length ? ariaRowCount : undefined} ref={tableRef} onFocus={onFocus} onBlur={onBlur}>
+      <table
+        className="roadmap-table"
+        data-testid="roadmap-table"
+        aria-rowcount={groups.length ? ariaRowCount : undefined}
+        ref={tableRef}
+        onFocus={onFocus}
+        onBlur={onBlur}
+      >
         <thead>
           <tr aria-rowindex={1}>
             <th scope="col" className="roadmap-aspect-col">
@@ -301,7 +346,12 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
         {panel}
         {view.after > 0 ? (
           // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
-          <div className="roadmap-more-cue" aria-hidden="true" data-testid="quarters-more-cue" style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}>
+          <div
+            className="roadmap-more-cue"
+            aria-hidden="true"
+            data-testid="quarters-more-cue"
+            style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}
+          >
             {/* A pointer shortcut; keyboards scroll with the arrow keys, and the cue is hidden from assistive technology. */}
             {/* eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions */}
             <span className="roadmap-more-cue-label" onClick={quarterScroll.next}>

@@ -107,12 +107,22 @@ export function windowedRows<A extends { id: string }>(
   opts: { offset: number; columns: number; full: (aspect: A, i: number) => boolean; heightOf: (id: string) => number },
   row: (aspect: A, i: number) => ReactNode,
 ): ReactNode[] {
-  const pieces = windowPieces(aspects.length, (i) => opts.full(aspects[i]!, i), (i) => opts.heightOf(aspects[i]!.id));
+  const pieces = windowPieces(
+    aspects.length,
+    (i) => opts.full(aspects[i]!, i),
+    (i) => opts.heightOf(aspects[i]!.id),
+  );
   return pieces.map((piece) =>
     piece.full ? (
       row(aspects[piece.index]!, piece.index)
     ) : (
-      <GapRow key={`gap-${aspects[piece.from]!.id}`} first={opts.offset + piece.from} last={opts.offset + piece.to} columns={opts.columns} height={piece.height} />
+      <GapRow
+        key={`gap-${aspects[piece.from]!.id}`}
+        first={opts.offset + piece.from}
+        last={opts.offset + piece.to}
+        columns={opts.columns}
+        height={piece.height}
+      />
     ),
   );
 }
@@ -131,7 +141,10 @@ export const RoadmapRow = memo(function RoadmapRow(props: RowProps) {
  * by its handle; while `sortable` is false (a search filters the list) it has no handle.
  */
 export const SortableRoadmapRow = memo(function SortableRoadmapRow({ sortable, ...props }: RowProps & { sortable: boolean }) {
-  const { setNodeRef, setActivatorNodeRef, attributes, listeners, transform, transition, isDragging, over } = useSortable({ id: props.aspect.id, disabled: !sortable });
+  const { setNodeRef, setActivatorNodeRef, attributes, listeners, transform, transition, isDragging, over } = useSortable({
+    id: props.aspect.id,
+    disabled: !sortable,
+  });
   // Dragged away from its category's rows: nothing to land on, so the row shows it will not drop.
   const refused = isDragging && over === null;
   const style: CSSProperties = { transform: CSS.Translate.toString(transform), transition };

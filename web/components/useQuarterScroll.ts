@@ -28,7 +28,13 @@ function measure(panel: HTMLElement) {
 }
 
 function same(a: QuarterView, b: QuarterView) {
-  return a.before === b.before && a.after === b.after && a.scrolled === b.scrolled && a.scrollbarRight === b.scrollbarRight && a.scrollbarBottom === b.scrollbarBottom;
+  return (
+    a.before === b.before &&
+    a.after === b.after &&
+    a.scrolled === b.scrolled &&
+    a.scrollbarRight === b.scrollbarRight &&
+    a.scrollbarBottom === b.scrollbarBottom
+  );
 }
 
 /**

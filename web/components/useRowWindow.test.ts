@@ -52,7 +52,12 @@ describe('rowAt', () => {
   });
 
   it('uses each row\u2019s own height', () => {
-    const heights = new Map([[5, 10], [6, 500], [7, 10], [8, 10]]);
+    const heights = new Map([
+      [5, 10],
+      [6, 500],
+      [7, 10],
+      [8, 10],
+    ]);
     expect(rowAt(0, 5, 8, (i) => heights.get(i)!, 300, 'top')).toBe(6);
     expect(rowAt(0, 5, 8, (i) => heights.get(i)!, 515, 'bottom')).toBe(7);
   });

@@ -225,39 +225,42 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
    * changes); after a render (a load, a search) it takes only what is needed, so the first frame
    * comes sooner.
    */
-  const place = useCallback((scrolling: boolean) => {
-    const list = rows.current;
-    if (!list) return;
-    const height = (i: number) => heightOf(keysRef.current[i] ?? '');
-    // The row at a window edge: the element's own row, or the row within a gap at that edge.
-    const rowAtEdge = (element: HTMLElement, edge: number, from: 'top' | 'bottom') => {
-      const first = Number(element.dataset.windowIndex);
-      const last = element.dataset.windowLast === undefined ? first : Number(element.dataset.windowLast);
-      return first === last ? first : rowAt(element.getBoundingClientRect().top, first, last, height, edge, from);
-    };
-    const near = (margin: number): RowRange | null => {
-      const first = firstWhere(list.length, (i) => list[i]!.getBoundingClientRect().bottom > -margin);
-      const last = firstWhere(list.length, (i) => list[i]!.getBoundingClientRect().top >= window.innerHeight + margin) - 1;
-      if (first > last) return null;
-      return { start: rowAtEdge(list[first]!, -margin, 'top'), end: rowAtEdge(list[last]!, window.innerHeight + margin, 'bottom') };
-    };
-    const need = near(NEAR_PX);
-    const wide = near(NEAR_PX + SLACK_PX);
-    const prev = rangeRef.current;
-    let next = NO_ROWS;
-    if (need && wide) {
-      next = nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling ? wide : need);
-      if (!scrolling) next = settledRange(prev, next, unsettled.current);
-    }
-    if (scrolling) unsettled.current = 0;
-    if (next.start === prev.start && next.end === prev.end) {
-      unsettled.current = 0;
-      return;
-    }
-    if (!scrolling) unsettled.current++;
-    rangeRef.current = next;
-    setRange(next);
-  }, [heightOf]);
+  const place = useCallback(
+    (scrolling: boolean) => {
+      const list = rows.current;
+      if (!list) return;
+      const height = (i: number) => heightOf(keysRef.current[i] ?? '');
+      // The row at a window edge: the element's own row, or the row within a gap at that edge.
+      const rowAtEdge = (element: HTMLElement, edge: number, from: 'top' | 'bottom') => {
+        const first = Number(element.dataset.windowIndex);
+        const last = element.dataset.windowLast === undefined ? first : Number(element.dataset.windowLast);
+        return first === last ? first : rowAt(element.getBoundingClientRect().top, first, last, height, edge, from);
+      };
+      const near = (margin: number): RowRange | null => {
+        const first = firstWhere(list.length, (i) => list[i]!.getBoundingClientRect().bottom > -margin);
+        const last = firstWhere(list.length, (i) => list[i]!.getBoundingClientRect().top >= window.innerHeight + margin) - 1;
+        if (first > last) return null;
+        return { start: rowAtEdge(list[first]!, -margin, 'top'), end: rowAtEdge(list[last]!, window.innerHeight + margin, 'bottom') };
+      };
+      const need = near(NEAR_PX);
+      const wide = near(NEAR_PX + SLACK_PX);
+      const prev = rangeRef.current;
+      let next = NO_ROWS;
+      if (need && wide) {
+        next = nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling ? wide : need);
+        if (!scrolling) next = settledRange(prev, next, unsettled.current);
+      }
+      if (scrolling) unsettled.current = 0;
+      if (next.start === prev.start && next.end === prev.end) {
+        unsettled.current = 0;
+        return;
+      }
+      if (!scrolling) unsettled.current++;
+      rangeRef.current = next;
+      setRange(next);
+    },
+    [heightOf],
+  );
 
   useLayoutEffect(() => {
     measure();
@@ -287,10 +290,13 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
     };
   }, [measure, place]);
 
-  const onFocus = useCallback((e: FocusEvent<HTMLElement>) => {
-    const row = (e.target as HTMLElement).closest<HTMLElement>(`${rowTag}[data-window-key]`);
-    setFocusedKey(row?.dataset.windowKey ?? null);
-  }, [rowTag]);
+  const onFocus = useCallback(
+    (e: FocusEvent<HTMLElement>) => {
+      const row = (e.target as HTMLElement).closest<HTMLElement>(`${rowTag}[data-window-key]`);
+      setFocusedKey(row?.dataset.windowKey ?? null);
+    },
+    [rowTag],
+  );
   const onBlur = useCallback((e: FocusEvent<HTMLElement>) => {
     if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedKey(null);
   }, []);

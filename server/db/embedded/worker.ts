@@ -170,7 +170,10 @@ class Scheduler {
   private async switchTo(socket: Socket) {
     if (this.current && this.sockets.has(this.current)) {
       const row = (await this.db.query<Record<string, string | null>>(SAVE_SETTINGS)).rows[0]!;
-      this.saved.set(this.current, CONNECTION_SETTINGS.map((_, i) => row[`s${i}`] ?? ''));
+      this.saved.set(
+        this.current,
+        CONNECTION_SETTINGS.map((_, i) => row[`s${i}`] ?? ''),
+      );
     }
     await this.db.query(RESTORE_SETTINGS, this.saved.get(socket) ?? FRESH_SETTINGS);
     this.current = socket;

@@ -43,7 +43,9 @@ function usersQuery(db: Executor, where: SQL[], page?: UserPageRequest, tenantId
     .select({
       user: users,
       tenantName: tenants.name,
-      tenantIds: sql<string[]>`coalesce((select array_agg(m.tenant_id::text order by m.tenant_id) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
+      tenantIds: sql<
+        string[]
+      >`coalesce((select array_agg(m.tenant_id::text order by m.tenant_id) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
     })
     .from(users);
   // A tenant's list starts from its user ids, so that the plan reads only its users' rows.
@@ -155,9 +157,7 @@ export async function deleteUser(db: Executor, userId: string): Promise<void> {
 /** Takes a user out of one tenant: the membership and their service roles there. */
 export async function removeFromTenant(db: Executor, tenantId: string, userId: string): Promise<void> {
   await db.delete(tenantMemberships).where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.userId, userId)));
-  await db
-    .delete(serviceRoleAssignments)
-    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
+  await db.delete(serviceRoleAssignments).where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
 }
 
 export async function setUserRole(db: Executor, userId: string, role: NewUser['role']): Promise<void> {
@@ -195,9 +195,7 @@ export async function activeImpersonations(db: Executor, superAdminId: string) {
     .from(impersonations)
     .innerJoin(users, eq(users.id, impersonations.impersonatedUserId))
     .innerJoin(tenants, eq(tenants.id, impersonations.tenantId))
-    .where(
-      and(eq(impersonations.superAdminId, superAdminId), isNull(impersonations.endedAt), gt(impersonations.expiresAt, sql`now()`)),
-    )
+    .where(and(eq(impersonations.superAdminId, superAdminId), isNull(impersonations.endedAt), gt(impersonations.expiresAt, sql`now()`)))
     .orderBy(asc(impersonations.startedAt));
 }
 
@@ -210,6 +208,9 @@ export async function findImpersonationByToken(db: Executor, tokenJti: string) {
 /** Email addresses of users, by id (audit rows name people, not only ids). */
 export async function emailsOf(db: Executor, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, [...new Set(ids)]));
+  const rows = await db
+    .select({ id: users.id, email: users.email })
+    .from(users)
+    .where(inArray(users.id, [...new Set(ids)]));
   return new Map(rows.map((r) => [r.id, r.email]));
 }

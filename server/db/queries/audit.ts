@@ -5,11 +5,7 @@ import { auditLog } from '../schema';
 export type AuditRow = typeof auditLog.$inferSelect;
 
 /** One page of a tenant's audit log (null: the platform rows), newest first, older than `before`. */
-export async function listAudit(
-  db: Executor,
-  tenantId: string | null,
-  page: { before?: number; limit: number },
-): Promise<AuditRow[]> {
+export async function listAudit(db: Executor, tenantId: string | null, page: { before?: number; limit: number }): Promise<AuditRow[]> {
   const conditions: SQL[] = [tenantId === null ? isNull(auditLog.tenantId) : eq(auditLog.tenantId, tenantId)];
   if (page.before !== undefined) conditions.push(lt(auditLog.id, page.before));
   return db

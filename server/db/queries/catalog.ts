@@ -36,10 +36,7 @@ export async function nextCategoryPosition(db: Executor, tenantId: string, servi
   return Number(row?.next ?? 0);
 }
 
-export async function insertCategory(
-  db: Executor,
-  values: { tenantId: string; serviceId: string; name: string; position: number },
-): Promise<CategoryRow> {
+export async function insertCategory(db: Executor, values: { tenantId: string; serviceId: string; name: string; position: number }): Promise<CategoryRow> {
   const [row] = await db.insert(categories).values(values).returning();
   return row!;
 }
@@ -278,7 +275,8 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
       serviceVersion: row.service_version ?? null,
     };
   }
-  if (results.length !== writes.length || results.includes(undefined as never)) throw new Error('catalog_write_availabilities did not answer one result per write');
+  if (results.length !== writes.length || results.includes(undefined as never))
+    throw new Error('catalog_write_availabilities did not answer one result per write');
   return results;
 }
 
@@ -287,12 +285,7 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
  * order is the one the history always had (time of change, then id), so that the index on
  * (aspect, time) reads only the page; `before` stands for its entry's place in that order.
  */
-export async function historyOfAspect(
-  db: Executor,
-  tenantId: string,
-  aspectId: string,
-  page: { before?: number; limit: number },
-): Promise<HistoryRow[]> {
+export async function historyOfAspect(db: Executor, tenantId: string, aspectId: string, page: { before?: number; limit: number }): Promise<HistoryRow[]> {
   const conditions: SQL[] = [eq(availabilityHistory.tenantId, tenantId), eq(availabilityHistory.aspectId, aspectId)];
   if (page.before !== undefined) {
     conditions.push(sql`(${availabilityHistory.changedAt}, ${availabilityHistory.id}) < (

@@ -7,9 +7,7 @@ export type ServiceRow = typeof services.$inferSelect;
 type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 
 export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean }): Promise<ServiceRow[]> {
-  const where = opts.includeArchived
-    ? eq(services.tenantId, tenantId)
-    : and(eq(services.tenantId, tenantId), eq(services.archived, false));
+  const where = opts.includeArchived ? eq(services.tenantId, tenantId) : and(eq(services.tenantId, tenantId), eq(services.archived, false));
   return db.select().from(services).where(where).orderBy(asc(services.name), asc(services.id));
 }
 

@@ -63,10 +63,7 @@ export async function findAssignment(
   tenantId: string,
   where: { id: string } | { serviceId: string; userId: string },
 ): Promise<AssignmentRow | undefined> {
-  const cond =
-    'id' in where
-      ? eq(serviceRoleAssignments.id, where.id)
-      : and(eq(serviceRoleAssignments.serviceId, where.serviceId), knownAs(where.userId));
+  const cond = 'id' in where ? eq(serviceRoleAssignments.id, where.id) : and(eq(serviceRoleAssignments.serviceId, where.serviceId), knownAs(where.userId));
   const [row] = await db
     .select(assignmentColumns)
     .from(serviceRoleAssignments)
@@ -78,8 +75,7 @@ export async function findAssignment(
 }
 
 /** The person the admins know by `id`: the invitation's id while one is pending, else the user's. */
-const knownAs = (id: string) =>
-  sql`(${tenantInvitations.id} = ${id} or (${tenantInvitations.id} is null and ${users.id} = ${id}))`;
+const knownAs = (id: string) => sql`(${tenantInvitations.id} = ${id} or (${tenantInvitations.id} is null and ${users.id} = ${id}))`;
 
 /** The id of an account's assignment to a service, by the account's own id. */
 export async function findAssignmentOf(db: Executor, tenantId: string, serviceId: string, accountId: string): Promise<string> {
@@ -163,12 +159,7 @@ export async function findTenantUser(db: Executor, tenantId: string, where: { id
 // ---------------------------------------------------------------- snapshots
 
 /** A service's snapshots, newest first; `before` is the id of the last one of the page before. */
-export function listSnapshots(
-  db: Executor,
-  tenantId: string,
-  serviceId: string,
-  opts: { publicOnly: boolean; before?: string; limit: number },
-) {
+export function listSnapshots(db: Executor, tenantId: string, serviceId: string, opts: { publicOnly: boolean; before?: string; limit: number }) {
   const conditions: SQL[] = [eq(snapshots.tenantId, tenantId), eq(snapshots.serviceId, serviceId)];
   if (opts.publicOnly) conditions.push(eq(snapshots.visibility, 'public'));
   // The place of `before` in the order below (time desc, id asc); an unknown id gives an empty page.
@@ -233,4 +224,3 @@ export async function slugsLike(db: Executor, tenantId: string, base: string): P
     .where(and(eq(services.tenantId, tenantId), sql`(${services.slug} = ${base} or ${services.slug} like ${`${base}-%`})`));
   return new Set(rows.map((r) => r.slug));
 }
-

@@ -46,10 +46,7 @@ export async function loadSessionUser(
 export async function loadUserWithTenants(db: Executor, userId: string): Promise<UserWithTenants | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
   if (!row) return undefined;
-  const memberships = await db
-    .select({ tenantId: tenantMemberships.tenantId })
-    .from(tenantMemberships)
-    .where(eq(tenantMemberships.userId, userId));
+  const memberships = await db.select({ tenantId: tenantMemberships.tenantId }).from(tenantMemberships).where(eq(tenantMemberships.userId, userId));
   return withPrimary(
     row,
     memberships.map((m) => m.tenantId),
@@ -88,10 +85,7 @@ export type ImpersonationRow = typeof impersonations.$inferSelect;
  * that the caller can audit them.
  */
 export async function revokeToken(db: Executor, jti: string, expiresAt: Date): Promise<ImpersonationRow[]> {
-  await db
-    .insert(revokedTokens)
-    .values({ jti, expiresAt })
-    .onConflictDoNothing();
+  await db.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing();
   return db
     .update(impersonations)
     .set({ endedAt: new Date() })

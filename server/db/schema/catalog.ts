@@ -1,21 +1,11 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigserial,
-  boolean,
-  foreignKey,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  unique,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigserial, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './tenancy';
 
-const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`);
+const id = () =>
+  uuid('id')
+    .primaryKey()
+    .default(sql`gen_random_uuid()`);
 const tenantId = () =>
   uuid('tenant_id')
     .notNull()
@@ -158,7 +148,9 @@ export const snapshots = pgTable(
     tenantId: uuid('tenant_id').notNull(),
     serviceId: uuid('service_id').notNull(),
     label: text('label').notNull(),
-    visibility: text('visibility', { enum: ['internal', 'public'] }).notNull().default('internal'),
+    visibility: text('visibility', { enum: ['internal', 'public'] })
+      .notNull()
+      .default('internal'),
     note: text('note').notNull().default(''),
     /** The frozen catalog at that moment; never changes afterwards. */
     data: jsonb('data').notNull(),
@@ -204,11 +196,7 @@ export const serviceRoleAssignments = pgTable(
     role: text('role', { enum: ['reader', 'editor', 'admin'] }).notNull(),
     createdAt: at('created_at'),
   },
-  (t) => [
-    serviceChild(t),
-    unique('service_role_assignments_unique').on(t.serviceId, t.userId),
-    index('service_role_assignments_user_idx').on(t.userId),
-  ],
+  (t) => [serviceChild(t), unique('service_role_assignments_unique').on(t.serviceId, t.userId), index('service_role_assignments_user_idx').on(t.userId)],
 );
 
 /** Audit trail (CONTRACT section 5). Rows of a deleted tenant go with it; platform rows have no tenant. */

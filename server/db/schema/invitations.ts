@@ -11,7 +11,9 @@ import { tenants, users } from './tenancy';
 export const tenantInvitations = pgTable(
   'tenant_invitations',
   {
-    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    id: uuid('id')
+      .primaryKey()
+      .default(sql`gen_random_uuid()`),
     tenantId: uuid('tenant_id')
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),

@@ -1,7 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
-const id = () => uuid('id').primaryKey().default(sql`gen_random_uuid()`);
+const id = () =>
+  uuid('id')
+    .primaryKey()
+    .default(sql`gen_random_uuid()`);
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
 export const tenants = pgTable(
@@ -23,14 +26,20 @@ export const users = pgTable(
     id: id(),
     email: text('email').notNull(),
     name: text('name').notNull(),
-    role: text('role', { enum: ['reader', 'editor', 'admin'] }).notNull().default('reader'),
+    role: text('role', { enum: ['reader', 'editor', 'admin'] })
+      .notNull()
+      .default('reader'),
     superAdmin: boolean('super_admin').notNull().default(false),
     /** The primary tenant: deleting it deletes the user (spec section 4). */
     tenantId: uuid('tenant_id')
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
-    userGroup: text('user_group', { enum: ['manual', 'entra_auto'] }).notNull().default('manual'),
-    authProvider: text('auth_provider', { enum: ['local', 'entra'] }).notNull().default('local'),
+    userGroup: text('user_group', { enum: ['manual', 'entra_auto'] })
+      .notNull()
+      .default('manual'),
+    authProvider: text('auth_provider', { enum: ['local', 'entra'] })
+      .notNull()
+      .default('local'),
     passwordHash: text('password_hash'),
     /** Microsoft identity: issuer tenant id and object id, never the mutable email claim. */
     entraTid: text('entra_tid'),

@@ -1,8 +1,4 @@
-import {
-  createActorRoleSchema,
-  reorderActorRolesSchema,
-  updateActorRoleSchema,
-} from '../../../common/schemas/settings';
+import { createActorRoleSchema, reorderActorRolesSchema, updateActorRoleSchema } from '../../../common/schemas/settings';
 import { actorRoleQueries } from '../../db/queries/orderedTags';
 import { presentActorRole } from '../../presenters/settings';
 import { tagListRoutes } from '../tagLists';

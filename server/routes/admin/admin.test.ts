@@ -17,14 +17,22 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const audit = (action: string, targetId: string) =>
-  t.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
+  t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
 
 describe('GET /api/admin/users and /api/admin/panel-data', () => {
   it('lists every user of every tenant with tenant_name and never a password hash', async () => {
     const res = await call(t.app, 'GET', '/api/admin/users', { token: w.tokens.superAdmin });
     expect(res.statusCode).toBe(200);
     const byId = new Map(res.json().users.map((u: { id: string }) => [u.id, u]));
-    expect(byId.get(w.users.otherAdmin.id)).toMatchObject({ tenant_name: w.other.name, tenant_ids: [w.other.id], user_group: 'manual', auth_provider: 'local' });
+    expect(byId.get(w.users.otherAdmin.id)).toMatchObject({
+      tenant_name: w.other.name,
+      tenant_ids: [w.other.id],
+      user_group: 'manual',
+      auth_provider: 'local',
+    });
     expect(byId.get(w.users.superAdmin.id)).toMatchObject({ super_admin: true });
     expect(res.body).not.toContain('scrypt');
   });
@@ -60,7 +68,15 @@ describe('POST /api/admin/users', () => {
       body: { email: 'New.Local@Example.com', name: 'New Local', role: 'editor', tenant_id: w.other.id, password: 'secret1' },
     });
     expect(local.statusCode).toBe(201);
-    expect(local.json().user).toMatchObject({ email: 'new.local@example.com', role: 'editor', tenant_id: w.other.id, tenant_ids: [w.other.id], tenant_name: w.other.name, auth_provider: 'local', user_group: 'manual' });
+    expect(local.json().user).toMatchObject({
+      email: 'new.local@example.com',
+      role: 'editor',
+      tenant_id: w.other.id,
+      tenant_ids: [w.other.id],
+      tenant_name: w.other.name,
+      auth_provider: 'local',
+      user_group: 'manual',
+    });
     const signIn = await call(t.app, 'POST', '/api/auth/login', { body: { email: 'new.local@example.com', password: 'secret1' } });
     expect(signIn.statusCode).toBe(200);
 
@@ -87,19 +103,31 @@ describe('POST /api/admin/users', () => {
   });
 
   it('answers 409 for a taken email, 409 for an archived tenant and 404 for an unknown tenant', async () => {
-    const taken = await call(t.app, 'POST', '/api/admin/users', { token: w.tokens.superAdmin, body: { email: w.users.reader.email, name: 'A', role: 'reader', tenantId: w.tenant.id } });
+    const taken = await call(t.app, 'POST', '/api/admin/users', {
+      token: w.tokens.superAdmin,
+      body: { email: w.users.reader.email, name: 'A', role: 'reader', tenantId: w.tenant.id },
+    });
     expect(taken.statusCode).toBe(409);
     expect(taken.json().error).toBe(M.emailTaken);
     const archived = await createTenant(t.db, { archived: true });
-    const arch = await call(t.app, 'POST', '/api/admin/users', { token: w.tokens.superAdmin, body: { email: 'arch@example.com', name: 'A', role: 'reader', tenantId: archived.id } });
+    const arch = await call(t.app, 'POST', '/api/admin/users', {
+      token: w.tokens.superAdmin,
+      body: { email: 'arch@example.com', name: 'A', role: 'reader', tenantId: archived.id },
+    });
     expect(arch.statusCode).toBe(409);
-    const unknown = await call(t.app, 'POST', '/api/admin/users', { token: w.tokens.superAdmin, body: { email: 'unk@example.com', name: 'A', role: 'reader', tenantId: MISSING } });
+    const unknown = await call(t.app, 'POST', '/api/admin/users', {
+      token: w.tokens.superAdmin,
+      body: { email: 'unk@example.com', name: 'A', role: 'reader', tenantId: MISSING },
+    });
     expect(unknown.statusCode).toBe(404);
   });
 
   it('answers 409 for an address of any tenant and invites nobody: the panel sees every tenant (decision 0110)', async () => {
     const stranger = await createUser(t.db, w.other.id);
-    const res = await call(t.app, 'POST', '/api/admin/users', { token: w.tokens.superAdmin, body: { email: stranger.email, name: 'A', role: 'reader', tenantId: w.tenant.id } });
+    const res = await call(t.app, 'POST', '/api/admin/users', {
+      token: w.tokens.superAdmin,
+      body: { email: stranger.email, name: 'A', role: 'reader', tenantId: w.tenant.id },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toBe(M.emailTaken);
     expect(await t.db.select().from(tenantInvitations)).toEqual([]);
@@ -152,7 +180,10 @@ describe('PATCH /api/admin/users/:id/tenants', () => {
     const user = await createUser(t.db, w.tenant.id, { extraTenantIds: [third.id] });
     const service = await createService(t.db, third.id);
     await assignServiceRole(t.db, third.id, service.id, user.id, 'editor');
-    const res = await call(t.app, 'PATCH', `/api/admin/users/${user.id}/tenants`, { token: w.tokens.superAdmin, body: { tenantIds: [w.tenant.id, w.other.id] } });
+    const res = await call(t.app, 'PATCH', `/api/admin/users/${user.id}/tenants`, {
+      token: w.tokens.superAdmin,
+      body: { tenantIds: [w.tenant.id, w.other.id] },
+    });
     expect(res.statusCode).toBe(200);
     expect([...res.json().user.tenant_ids].sort()).toEqual([w.tenant.id, w.other.id].sort());
     expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, user.id))).toHaveLength(0);
@@ -173,7 +204,10 @@ describe('PATCH /api/admin/users/:id/tenants', () => {
     const primary = await call(t.app, 'PATCH', `/api/admin/users/${user.id}/tenants`, { token: w.tokens.superAdmin, body: { tenantIds: [w.other.id] } });
     expect(primary.statusCode).toBe(400);
     expect(primary.json().error).toBe(M.membershipPrimary);
-    const unknown = await call(t.app, 'PATCH', `/api/admin/users/${user.id}/tenants`, { token: w.tokens.superAdmin, body: { tenantIds: [w.tenant.id, MISSING] } });
+    const unknown = await call(t.app, 'PATCH', `/api/admin/users/${user.id}/tenants`, {
+      token: w.tokens.superAdmin,
+      body: { tenantIds: [w.tenant.id, MISSING] },
+    });
     expect(unknown.json().error).toBe(ADMIN_MESSAGES.unknownTenant);
   });
 

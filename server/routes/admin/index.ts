@@ -1,13 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../../common/messages';
-import {
-  ADMIN_MESSAGES,
-  createAdminUserSchema,
-  idParamSchema,
-  membershipsSchema,
-  roleChangeSchema,
-} from '../../../common/schemas/users';
+import { ADMIN_MESSAGES, createAdminUserSchema, idParamSchema, membershipsSchema, roleChangeSchema } from '../../../common/schemas/users';
 import { conflict, invalid, notFound } from '../../errors';
 import { findTenantById } from '../../db/queries/users';
 import type { Executor } from '../../db/client';
@@ -102,7 +96,10 @@ export default async function adminRoutes(app: FastifyInstance) {
     const [tenants, users, active] = await Promise.all([
       tenantsPaged
         ? pageOfTenants(db(), { includeArchived: query.includeArchived, search: query.tenantSearch, after: query.tenantsAfter, limit: query.tenantsLimit })
-        : listTenants(db(), { includeArchived: query.includeArchived, limit: USER_LIST_CAP }).then((rows) => ({ tenants: rows.map(presentTenant), next_after: null })),
+        : listTenants(db(), { includeArchived: query.includeArchived, limit: USER_LIST_CAP }).then((rows) => ({
+            tenants: rows.map(presentTenant),
+            next_after: null,
+          })),
       usersPaged ? pageOfAllUsers(db(), query) : listAllUsers(db(), { limit: USER_LIST_CAP }).then((rows) => ({ users: rows.map(present), next_after: null })),
       activeImpersonations(db(), actor.user.id),
     ]);
@@ -147,7 +144,13 @@ export default async function adminRoutes(app: FastifyInstance) {
     if (user.role !== input.role) {
       await db().transaction(async (tx) => {
         await setUserRole(tx, id, input.role);
-        await writeAudit(tx, actor, { tenantId: user.tenantId, action: 'user.role_change', targetType: 'user', targetId: id, details: { from: user.role, to: input.role } });
+        await writeAudit(tx, actor, {
+          tenantId: user.tenantId,
+          action: 'user.role_change',
+          targetType: 'user',
+          targetId: id,
+          details: { from: user.role, to: input.role },
+        });
       });
     }
     return { user: present((await findAnyUser(db(), id))!) };

@@ -62,7 +62,14 @@ describe('GET /api/aspects/:id', () => {
 });
 
 describe('POST /api/aspects', () => {
-  const body = (over: Record<string, unknown> = {}) => ({ serviceId: w.service.id, categoryId: w.category.id, title: 'New', description: '', isPublic: true, ...over });
+  const body = (over: Record<string, unknown> = {}) => ({
+    serviceId: w.service.id,
+    categoryId: w.category.id,
+    title: 'New',
+    description: '',
+    isPublic: true,
+    ...over,
+  });
 
   it('answers 401 without a token', async () => {
     expect((await api('nobody')('POST', '/api/aspects', body())).statusCode).toBe(401);
@@ -98,7 +105,11 @@ describe('POST /api/aspects', () => {
 
   it('creates an aspect last in its category with a sanitised description', async () => {
     const f = await freshCategory();
-    const res = await api('editor')('POST', '/api/aspects', body({ serviceId: f.service.id, categoryId: f.category.id, description: HOSTILE_HTML, isPublic: false }));
+    const res = await api('editor')(
+      'POST',
+      '/api/aspects',
+      body({ serviceId: f.service.id, categoryId: f.category.id, description: HOSTILE_HTML, isPublic: false }),
+    );
     expect(res.statusCode).toBe(201);
     const { aspect } = res.json();
     expect(aspect).toMatchObject({ title: 'New', is_public: false, position: 3, category_id: f.category.id, version: 1, availabilities: {} });

@@ -22,17 +22,18 @@ export default async function aspectRoutes(app: FastifyInstance) {
     const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
     const includePrivate = query.showPrivate && permissions.canViewPrivate;
     const rows = await listAspects(db, tenantId, serviceId, { includePrivate });
-    const availabilities = await availabilitiesOfAspects(db, tenantId, rows.map((a) => a.id));
+    const availabilities = await availabilitiesOfAspects(
+      db,
+      tenantId,
+      rows.map((a) => a.id),
+    );
     return { aspects: presentAspects(rows, availabilities, service.timeline) };
   });
 
   app.get<IdParams>('/aspects/:id', async (req) => {
     const { actor, tenantId } = scope(req);
     const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.view');
-    const [service, availabilities] = await Promise.all([
-      findService(db, tenantId, aspect.serviceId),
-      availabilitiesOfAspects(db, tenantId, [aspect.id]),
-    ]);
+    const [service, availabilities] = await Promise.all([findService(db, tenantId, aspect.serviceId), availabilitiesOfAspects(db, tenantId, [aspect.id])]);
     return { aspect: presentAspects([aspect], availabilities, service?.timeline)[0] };
   });
 

@@ -119,8 +119,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
       await loadWritableService(tx, tenantId, category.serviceId);
       const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));
       const given = new Set(input.aspectIds);
-      const exact =
-        given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
+      const exact = given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
       if (!exact) throw invalid(C.reorderMismatch, 'aspectIds');
       await setAspectPositions(tx, tenantId, category.id, input.aspectIds);
       await touchService(tx, tenantId, category.serviceId);

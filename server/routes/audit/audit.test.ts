@@ -153,12 +153,23 @@ describe('audit entries in words', () => {
       details: { from: { id: from.id, name: 'Mailboxes' }, to: { id: to.id, name: 'Security' } },
     });
     // A deleted record is named by what its entry recorded.
-    expect(byAction.get('aspect.delete')).toMatchObject({ action_label: 'Deleted aspect', target_id: gone.id, target_name: 'Old webmail', service_name: 'Student Email' });
+    expect(byAction.get('aspect.delete')).toMatchObject({
+      action_label: 'Deleted aspect',
+      target_id: gone.id,
+      target_name: 'Old webmail',
+      service_name: 'Student Email',
+    });
   });
 
   it('name the users and tenants of role and membership changes for the super admin', async () => {
     const reader = w.users.reader;
-    await writeAudit(t.db, null, { tenantId: w.tenant.id, action: 'user.role_change', targetType: 'user', targetId: reader.id, details: { from: 'reader', to: 'editor' } });
+    await writeAudit(t.db, null, {
+      tenantId: w.tenant.id,
+      action: 'user.role_change',
+      targetType: 'user',
+      targetId: reader.id,
+      details: { from: 'reader', to: 'editor' },
+    });
     await writeAudit(t.db, null, {
       tenantId: w.tenant.id,
       action: 'user.memberships_change',

@@ -19,7 +19,16 @@ describe('POST /api/auth/login', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(typeof body.token).toBe('string');
-    expect(body.user).toMatchObject({ id: user.id, email: user.email, role: 'editor', super_admin: false, tenant_id: tenant.id, tenant_name: 'Acme', user_group: 'manual', auth_provider: 'local' });
+    expect(body.user).toMatchObject({
+      id: user.id,
+      email: user.email,
+      role: 'editor',
+      super_admin: false,
+      tenant_id: tenant.id,
+      tenant_name: 'Acme',
+      user_group: 'manual',
+      auth_provider: 'local',
+    });
     expect(body.user.tenant_ids).toEqual([tenant.id]);
     expect(body.user).not.toHaveProperty('passwordHash');
     expect(JSON.stringify(body)).not.toContain('scrypt$');

@@ -43,7 +43,14 @@ export default async function authRoutes(app: FastifyInstance) {
     // Before the answer lists invitations: a tenant the person already belongs to needs no notice.
     await acceptInvitationsOfMember(db, user);
     const { token } = await app.tokens.sign({ sub: user.id, ttlSeconds: app.config.SESSION_TTL_SECONDS });
-    await writeAudit(db, null, { tenantId: info.tenant?.id ?? null, action: 'auth.login', targetType: 'user', targetId: user.id, actorId: user.id, actorEmail: user.email });
+    await writeAudit(db, null, {
+      tenantId: info.tenant?.id ?? null,
+      action: 'auth.login',
+      targetType: 'user',
+      targetId: user.id,
+      actorId: user.id,
+      actorEmail: user.email,
+    });
     return { token, ...info, invitations: await loadReceivedInvitations(db, user.id) };
   });
 

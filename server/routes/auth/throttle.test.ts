@@ -121,7 +121,8 @@ describe('Retry-After on every 429', () => {
     try {
       const answers = [];
       // The API limit counts sign-in calls too, before their body is read.
-      for (let i = 0; i < 3; i++) answers.push(await limited.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: '203.0.113.70', payload: {} }));
+      for (let i = 0; i < 3; i++)
+        answers.push(await limited.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: '203.0.113.70', payload: {} }));
       expect(answers.map((a) => a.statusCode)).toEqual([400, 400, 429]);
       expect(String(answers[2]!.headers['retry-after'])).toMatch(/^[1-9]\d*$/);
       expect(answers[2]!.json()).toMatchObject({ error: M.tooManyRequests, code: 'rate_limited' });

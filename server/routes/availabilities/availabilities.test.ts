@@ -221,9 +221,7 @@ describe('POST /api/availabilities in one statement', () => {
       });
     });
     const tokens = [w.tokens.editor, w.tokens.admin, w.tokens.superAdmin, serviceEditor.token, w.tokens.editor, serviceEditor.token];
-    const writes = Promise.all(
-      tokens.map((token, i) => post(token, { aspectId: f.aspect.id, timeBucket, value: `Writer ${i}`, expectedValue: 'Start' })),
-    );
+    const writes = Promise.all(tokens.map((token, i) => post(token, { aspectId: f.aspect.id, timeBucket, value: `Writer ${i}`, expectedValue: 'Start' })));
     await new Promise((resolve) => setTimeout(resolve, 300));
     release();
     await holder;
@@ -287,7 +285,10 @@ describe('GET /api/availabilities/service/:id/resolved', () => {
     const f = await freshAspect();
     const last = f.service.timeline[f.service.timeline.length - 1]!;
     await setAvailability(t.db, w.tenant.id, f.service.id, f.aspect.id, last, 'Later');
-    const shrink = await api('editor')('PUT', `/api/services/${f.service.id}`, { name: f.service.name, timeline: { first: f.service.timeline[0], last: f.service.timeline[0] } });
+    const shrink = await api('editor')('PUT', `/api/services/${f.service.id}`, {
+      name: f.service.name,
+      timeline: { first: f.service.timeline[0], last: f.service.timeline[0] },
+    });
     expect(shrink.statusCode).toBe(200);
     const shrunk = (await api('editor')('GET', `/api/availabilities/service/${f.service.id}/resolved`)).json();
     expect(shrunk.aspects[0].availabilities).toEqual({});

@@ -43,7 +43,12 @@ describe('GET /api/availabilities/aspect/:id/history: paged by id', () => {
     const body = (await get(`/api/availabilities/aspect/${aspectId}/history`)).json();
     expect(body.history).toHaveLength(HISTORY_PAGE_DEFAULT);
     expect(body.history.map((h: { value: string }) => h.value)).toEqual(newestFirst.slice(0, HISTORY_PAGE_DEFAULT));
-    expect(body.history[0]).toEqual({ time_bucket: expect.any(String), value: `v${TOTAL - 1}`, changed_by: 'editor@example.com', changed_at: expect.any(String) });
+    expect(body.history[0]).toEqual({
+      time_bucket: expect.any(String),
+      value: `v${TOTAL - 1}`,
+      changed_by: 'editor@example.com',
+      changed_at: expect.any(String),
+    });
     expect(typeof body.next_before).toBe('number');
   });
 

@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
 import { CATALOG_MESSAGES as C, setAvailabilitySchema } from '../../../common/schemas/catalog';
-import {
-  availabilitiesOfAspects,
-  availabilitiesOfService,
-  historyOfAspect,
-  listAspects,
-} from '../../db/queries/catalog';
+import { availabilitiesOfAspects, availabilitiesOfService, historyOfAspect, listAspects } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
 import { holdsOnEveryService, loadAspect, loadService } from '../../policies';

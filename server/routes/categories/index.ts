@@ -1,13 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createCategorySchema, updateCategorySchema } from '../../../common/schemas/catalog';
-import {
-  deleteCategory,
-  insertCategory,
-  listCategories,
-  nextCategoryPosition,
-  renameCategory,
-  type CategoryRow,
-} from '../../db/queries/catalog';
+import { deleteCategory, insertCategory, listCategories, nextCategoryPosition, renameCategory, type CategoryRow } from '../../db/queries/catalog';
 import { presentCategory } from '../../presenters/catalog';
 import { scope, type Actor } from '../../plugins/context';
 import { loadCategory, loadService } from '../../policies';

@@ -71,7 +71,14 @@ describe('Microsoft sign-in, the whole flow', () => {
     const { code, data } = handOff(first.location);
     expect([...first.location.searchParams.keys()]).toEqual(['auth_token', 'auth_data']);
     expect(data).not.toHaveProperty('token');
-    expect(data.user).toMatchObject({ email: claims.email, name: claims.name, role: 'reader', user_group: 'entra_auto', auth_provider: 'entra', tenant_id: w.firstTenant.id });
+    expect(data.user).toMatchObject({
+      email: claims.email,
+      name: claims.name,
+      role: 'reader',
+      user_group: 'entra_auto',
+      auth_provider: 'entra',
+      tenant_id: w.firstTenant.id,
+    });
     expect(data.tenant).toMatchObject({ id: w.firstTenant.id, slug: w.firstTenant.slug });
     expect(data.availableTenants.map((x: { id: string }) => x.id)).toEqual([w.firstTenant.id]);
 
@@ -79,7 +86,10 @@ describe('Microsoft sign-in, the whole flow', () => {
     expect(created).toMatchObject({ userGroup: 'entra_auto', authProvider: 'entra', passwordHash: null, role: 'reader', tenantId: w.firstTenant.id });
     const memberships = await w.t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, created.id));
     expect(memberships.map((m) => m.tenantId)).toEqual([w.firstTenant.id]);
-    const creations = await w.t.db.select().from(auditLog).where(and(eq(auditLog.action, 'user.create'), eq(auditLog.targetId, created.id)));
+    const creations = await w.t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'user.create'), eq(auditLog.targetId, created.id)));
     expect(creations).toHaveLength(1);
 
     const res = await browser.exchange(code, first.jar);
@@ -101,7 +111,10 @@ describe('Microsoft sign-in, the whole flow', () => {
     const all = await w.t.db.select().from(users).where(eq(users.entraOid, claims.oid));
     expect(all).toHaveLength(1);
 
-    const logins = await w.t.db.select().from(auditLog).where(and(eq(auditLog.action, 'auth.login'), eq(auditLog.actorId, created.id)));
+    const logins = await w.t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'auth.login'), eq(auditLog.actorId, created.id)));
     expect(logins).toHaveLength(2);
     expect(logins[0].details).toMatchObject({ provider: 'entra' });
   });
@@ -175,7 +188,10 @@ describe('POST /api/auth/exchange', () => {
     const result = await browser.signInThroughProvider(login);
     const { code } = handOff(result.location);
     const user = await userByOid(w.t, claims.oid);
-    await w.t.db.update(authHandoffs).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(authHandoffs.userId, user.id));
+    await w.t.db
+      .update(authHandoffs)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(authHandoffs.userId, user.id));
     const res = await browser.exchange(code, result.jar);
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toBe(ENTRA_MESSAGES.codeInvalid);
@@ -211,7 +227,10 @@ describe('Microsoft sign-in of an account a tenant admin created', () => {
     const created = await call(w.t.app, 'POST', '/api/users', { token: adminToken, body: { email: claims.email, name: 'Entered', role: 'editor' } });
     expect(created.statusCode).toBe(201);
     const invitationId = created.json().user.id as string;
-    const listed = async () => ((await call(w.t.app, 'GET', '/api/users', { token: adminToken })).json().users as { email: string; invitation: boolean }[]).find((u) => u.email === claims.email);
+    const listed = async () =>
+      ((await call(w.t.app, 'GET', '/api/users', { token: adminToken })).json().users as { email: string; invitation: boolean }[]).find(
+        (u) => u.email === claims.email,
+      );
     expect(await listed()).toMatchObject({ invitation: true });
 
     const result = await browser.signInThroughProvider(login);
@@ -222,7 +241,10 @@ describe('Microsoft sign-in of an account a tenant admin created', () => {
     expect(await listed()).toMatchObject({ name: 'Entered', invitation: false });
     const me = (await call(w.t.app, 'GET', '/api/auth/me', { token: res.json().token })).json();
     expect(me.invitations).toEqual([]);
-    const accepted = await w.t.db.select().from(auditLog).where(and(eq(auditLog.action, 'invitation.accept'), eq(auditLog.targetId, invitationId)));
+    const accepted = await w.t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'invitation.accept'), eq(auditLog.targetId, invitationId)));
     expect(accepted).toMatchObject([{ tenantId: w.firstTenant.id, actorEmail: claims.email }]);
   });
 });

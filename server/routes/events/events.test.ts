@@ -35,7 +35,8 @@ describe('live updates', () => {
     await t.close();
   });
 
-  const setCell = (token: string, aspectId: string, value: string) => call(t.app, 'POST', '/api/availabilities', { token, body: { aspectId, timeBucket: quarter, value } });
+  const setCell = (token: string, aspectId: string, value: string) =>
+    call(t.app, 'POST', '/api/availabilities', { token, body: { aspectId, timeBucket: quarter, value } });
 
   it('tells every member of the tenant which service changed, and no one else', async () => {
     const reader = await follow(w.tokens.reader);
@@ -85,7 +86,9 @@ describe('live updates', () => {
     expect((await setCell(w.tokens.editor, w.publicAspect.id, 'Beta')).statusCode).toBe(200);
     const seen = await first.next((e) => e.event === 'catalog');
     first.close();
-    expect((await call(t.app, 'PUT', `/api/categories/${w.category.id}`, { token: w.tokens.editor, body: { name: 'Renamed while away' } })).statusCode).toBe(200);
+    expect((await call(t.app, 'PUT', `/api/categories/${w.category.id}`, { token: w.tokens.editor, body: { name: 'Renamed while away' } })).statusCode).toBe(
+      200,
+    );
     expect((await setCell(w.tokens.editor, w.publicAspect.id, 'General availability')).statusCode).toBe(200);
 
     const resumed = await follow(w.tokens.editor, { lastEventId: seen.id });

@@ -111,7 +111,14 @@ describe('GET /api/services/:id/export', () => {
         timeline: ['2025-Q1', '2025-Q2'],
       },
       categories: content.categories.map((c) => ({ id: c.id, name: c.name, position: c.position })),
-      aspects: content.aspects.map((a) => ({ id: a.id, category_id: a.categoryId, title: a.title, description: a.description, is_public: a.isPublic, position: a.position })),
+      aspects: content.aspects.map((a) => ({
+        id: a.id,
+        category_id: a.categoryId,
+        title: a.title,
+        description: a.description,
+        is_public: a.isPublic,
+        position: a.position,
+      })),
       availabilities: content.availabilities.map((v) => ({ aspect_id: v.aspectId, time_bucket: v.timeBucket, value: v.value })),
       roles: [
         { role_name: 'First role', position: 0 },

@@ -25,18 +25,12 @@ export default async function exportRoutes(app: FastifyInstance) {
     // Readers never receive private aspects, whatever they ask for (CONTRACT section 4).
     const showPrivate = query.showPrivate && ctx.permissions.canViewPrivate;
     const csv = await exportServiceCsv(db(), ctx.service, { showPrivate });
-    return reply
-      .header('Content-Type', 'text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="${ctx.service.slug}.csv"`)
-      .send(csv);
+    return reply.header('Content-Type', 'text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${ctx.service.slug}.csv"`).send(csv);
   });
 
   app.get('/services/:id/export', async (req, reply) => {
     const ctx = await serviceOf(req, parseId(req.params), 'service.settings');
     const file = await exportServiceFile(db(), ctx.service);
-    return reply
-      .header('Content-Type', 'application/gzip')
-      .header('Content-Disposition', `attachment; filename="${ctx.service.slug}.catalog"`)
-      .send(file);
+    return reply.header('Content-Type', 'application/gzip').header('Content-Disposition', `attachment; filename="${ctx.service.slug}.catalog"`).send(file);
   });
 }

@@ -20,7 +20,7 @@ afterAll(() => t.close());
 const start = (body: unknown, token = w.tokens.superAdmin) => call(t.app, 'POST', '/api/impersonation/start', { token, body });
 
 describe('POST /api/impersonation/start', () => {
-  it("returns a shorter-lived token acting exactly as the user, with the impersonation record and audit row", async () => {
+  it('returns a shorter-lived token acting exactly as the user, with the impersonation record and audit row', async () => {
     const res = await start({ userId: w.users.editor.id, tenantId: w.tenant.id });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -38,7 +38,10 @@ describe('POST /api/impersonation/start', () => {
     expect(me.json().user.id).toBe(w.users.editor.id);
     expect(me.json().impersonating.isImpersonating).toBe(true);
 
-    const rows = await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'impersonation.start'), eq(auditLog.targetId, w.users.editor.id)));
+    const rows = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'impersonation.start'), eq(auditLog.targetId, w.users.editor.id)));
     expect(rows[0]).toMatchObject({ actorId: w.users.superAdmin.id, tenantId: w.tenant.id });
     const [row] = await t.db.select().from(impersonations).where(eq(impersonations.id, body.impersonation.id));
     expect(row).toMatchObject({ superAdminId: w.users.superAdmin.id, impersonatedUserId: w.users.editor.id, endedAt: null });
@@ -111,7 +114,10 @@ describe('POST /api/impersonation/stop', () => {
     expect((await call(t.app, 'GET', '/api/auth/me', { token: started.token })).statusCode).toBe(401);
     const [row] = await t.db.select().from(impersonations).where(eq(impersonations.id, started.impersonation.id));
     expect(row.endedAt).not.toBeNull();
-    const audit = await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'impersonation.stop'), eq(auditLog.targetId, w.users.editor.id)));
+    const audit = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'impersonation.stop'), eq(auditLog.targetId, w.users.editor.id)));
     expect(audit.at(-1)).toMatchObject({ actorId: w.users.editor.id, impersonatorId: w.users.superAdmin.id });
   });
 

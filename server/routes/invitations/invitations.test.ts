@@ -39,7 +39,11 @@ async function account(id: string) {
 }
 
 const pending = async (id: string) => (await t.db.select().from(tenantInvitations).where(eq(tenantInvitations.id, id))).length === 1;
-const audits = (action: string, targetId: string) => t.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
+const audits = (action: string, targetId: string) =>
+  t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
 
 describe('invitations in the session answers', () => {
   it('shows the invitee who invited them to which tenant, on /auth/me and the login answer, and nothing the admin entered', async () => {
@@ -77,7 +81,12 @@ describe('POST /api/invitations/:id/accept', () => {
     expect(me.user.role).toBe('reader');
 
     // The tenant's list now shows the member as they are.
-    const list = (await call(t.app, 'GET', '/api/users', { token: w.tokens.admin })).json().users as { id: string; name: string; role: string; invitation: boolean }[];
+    const list = (await call(t.app, 'GET', '/api/users', { token: w.tokens.admin })).json().users as {
+      id: string;
+      name: string;
+      role: string;
+      invitation: boolean;
+    }[];
     expect(list.find((u) => u.id === x.user.id)).toMatchObject({ name: x.user.name, role: 'reader', invitation: false });
     expect(list.map((u) => u.id)).not.toContain(id);
 

@@ -1,8 +1,4 @@
-import {
-  createQuickTemplateSchema,
-  reorderQuickTemplatesSchema,
-  updateQuickTemplateSchema,
-} from '../../../common/schemas/settings';
+import { createQuickTemplateSchema, reorderQuickTemplatesSchema, updateQuickTemplateSchema } from '../../../common/schemas/settings';
 import { quickTemplateQueries } from '../../db/queries/orderedTags';
 import { presentQuickTemplate } from '../../presenters/settings';
 import { tagListRoutes } from '../tagLists';

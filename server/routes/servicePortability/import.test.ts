@@ -40,7 +40,9 @@ async function richService() {
     subscriptionModel: 'Monthly',
     timeline: ['2025-Q3', '2025-Q4', '2026-Q1'],
     // Stored icons have been through the icon check, as every write of one does.
-    iconUrl: validateIcon(`data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect width="4" height="4"/></svg>').toString('base64')}`),
+    iconUrl: validateIcon(
+      `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect width="4" height="4"/></svg>').toString('base64')}`,
+    ),
   });
   const c1 = await createCategory(t.db, w.tenant.id, s.id, 'Core', 0);
   const c2 = await createCategory(t.db, w.tenant.id, s.id, 'Ops', 1);
@@ -57,7 +59,8 @@ async function richService() {
   await setAvailability(t.db, w.tenant.id, s.id, a3.id, '2026-Q1', 'NULL');
   await setAvailability(t.db, w.tenant.id, s.id, a2.id, '2025-Q4', '  Ünïcödé 🚀\ttab \\u0041 constructor  ');
   for (const roleName of ['Student', 'Teacher']) await call(t.app, 'POST', '/api/actor-roles', { ...as(w.tokens.admin), body: { serviceId: s.id, roleName } });
-  for (const templateText of ['Planned', 'Available']) await call(t.app, 'POST', '/api/quick-templates', { ...as(w.tokens.admin), body: { serviceId: s.id, templateText } });
+  for (const templateText of ['Planned', 'Available'])
+    await call(t.app, 'POST', '/api/quick-templates', { ...as(w.tokens.admin), body: { serviceId: s.id, templateText } });
   return s;
 }
 
@@ -78,9 +81,7 @@ async function content(serviceId: string) {
     service: { ...doc.service, slug: undefined },
     categories: doc.categories.map((c: { name: string; position: number }) => [c.name, c.position]),
     aspects: doc.aspects.map((a: Record<string, unknown>) => [catName.get(a.category_id as string), a.title, a.description, a.is_public, a.position]),
-    availabilities: doc.availabilities
-      .map((v: Record<string, string>) => `${aspectTitle.get(v.aspect_id)}|${v.time_bucket}|${v.value}`)
-      .sort(),
+    availabilities: doc.availabilities.map((v: Record<string, string>) => `${aspectTitle.get(v.aspect_id)}|${v.time_bucket}|${v.value}`).sort(),
     roles: doc.roles,
     templates: doc.templates,
   };
@@ -101,7 +102,9 @@ describe('export then import', () => {
     // Every imported text starts its history: the same text, changed by the importing admin.
     const rows = (res: unknown) => (res as { rows: Record<string, string>[] }).rows;
     const texts = rows(await t.db.execute(sql`select aspect_id, time_bucket, value from availabilities where service_id = ${created.id} order by 1, 2`));
-    const history = rows(await t.db.execute(sql`select aspect_id, time_bucket, value, changed_by from availability_history where service_id = ${created.id} order by 1, 2`));
+    const history = rows(
+      await t.db.execute(sql`select aspect_id, time_bucket, value, changed_by from availability_history where service_id = ${created.id} order by 1, 2`),
+    );
     expect(texts).toHaveLength(7);
     expect(history).toEqual(texts.map((v) => ({ ...v, changed_by: w.users.admin.email })));
     const audit = await t.db.execute(sql`select count(*)::int as n from audit_log where action = 'service.import' and target_id = ${created.id}`);
@@ -144,11 +147,20 @@ describe('hostile files leave the database unchanged', () => {
     ['bad JSON', () => gzipSync('{"format": "service-catalog",'), 400, IMPORT_MESSAGES.badJson],
     ['another format', () => gzipSync(JSON.stringify({ ...valid(), format: 'other' })), 400, IMPORT_MESSAGES.wrongFormat],
     ['a wrong version', () => gzipSync(JSON.stringify({ ...valid(), version: 2 })), 400, IMPORT_MESSAGES.wrongVersion],
-    ['a __proto__ key', () => gzipSync(JSON.stringify(valid()).replace('"service":{', '"service":{"__proto__":{"admin":true},')), 400, IMPORT_MESSAGES.forbiddenKey],
+    [
+      'a __proto__ key',
+      () => gzipSync(JSON.stringify(valid()).replace('"service":{', '"service":{"__proto__":{"admin":true},')),
+      400,
+      IMPORT_MESSAGES.forbiddenKey,
+    ],
     ['a constructor key', () => gzipSync(JSON.stringify({ ...valid(), constructor: { prototype: { x: 1 } } })), 400, IMPORT_MESSAGES.forbiddenKey],
     ['an unknown field', () => gzipSync(JSON.stringify({ ...valid(), extra: 1 })), 400],
     ['an aspect of an unknown category', () => gzipSync(JSON.stringify({ ...valid(), aspects: [{ ...valid().aspects[0], category_id: 'zz' }] })), 400],
-    ['an availability of an unknown aspect', () => gzipSync(JSON.stringify({ ...valid(), availabilities: [{ aspect_id: 'q', time_bucket: '2025-Q1', value: 'v' }] })), 400],
+    [
+      'an availability of an unknown aspect',
+      () => gzipSync(JSON.stringify({ ...valid(), availabilities: [{ aspect_id: 'q', time_bucket: '2025-Q1', value: 'v' }] })),
+      400,
+    ],
     ['a bad quarter', () => gzipSync(JSON.stringify({ ...valid(), availabilities: [{ aspect_id: 'a', time_bucket: '2025-Q5', value: 'v' }] })), 400],
     ['a too long name', () => gzipSync(JSON.stringify({ ...valid(), service: { name: 'n'.repeat(5000), slug: 'x' } })), 400],
     ['a bad icon', () => gzipSync(JSON.stringify({ ...valid(), service: { name: 'X', slug: 'x', icon_url: 'data:text/html;base64,PHNjcmlwdD4=' } })), 400],
@@ -182,7 +194,18 @@ describe('POST /api/services/import rights', () => {
 
 describe('import with a chosen name and slug', () => {
   const file = (name: string, slug: string) =>
-    gzipSync(JSON.stringify({ format: 'service-catalog', version: 1, service: { name, slug }, categories: [], aspects: [], availabilities: [], roles: [], templates: [] }));
+    gzipSync(
+      JSON.stringify({
+        format: 'service-catalog',
+        version: 1,
+        service: { name, slug },
+        categories: [],
+        aspects: [],
+        availabilities: [],
+        roles: [],
+        templates: [],
+      }),
+    );
   const send = (url: string, fields: Record<string, string>, content: Buffer, token = w.tokens.admin) => {
     const { body, headers } = multipartForm(fields, content);
     return call(t.app, 'POST', url, { ...as(token), body, headers });
@@ -193,7 +216,12 @@ describe('import with a chosen name and slug', () => {
     await createService(t.db, w.tenant.id, { name: 'Student Email (2)', slug: 'student-email-2' });
     const res = await send('/api/services/import/preview', {}, file('Student Email', 'student-email'));
     expect(res.statusCode).toBe(200);
-    expect(res.json().preview).toMatchObject({ name: 'Student Email', slug: 'student-email', proposed_name: 'Student Email (3)', proposed_slug: 'student-email-3' });
+    expect(res.json().preview).toMatchObject({
+      name: 'Student Email',
+      slug: 'student-email',
+      proposed_name: 'Student Email (3)',
+      proposed_slug: 'student-email-3',
+    });
     const free = await send('/api/services/import/preview', {}, file('Unheard Of', 'unheard-of'));
     expect(free.json().preview).toMatchObject({ proposed_name: 'Unheard Of', proposed_slug: 'unheard-of' });
     const before = await counts();
@@ -225,7 +253,7 @@ describe('import with a chosen name and slug', () => {
     expect(await counts()).toEqual(before);
   });
 
-  it('keeps the file\'s name and gives a numeric suffix when no fields are sent', async () => {
+  it("keeps the file's name and gives a numeric suffix when no fields are sent", async () => {
     await createService(t.db, w.tenant.id, { name: 'Plain', slug: 'plain' });
     const res = await upload(file('Plain', 'plain'));
     expect(res.statusCode).toBe(201);

@@ -48,7 +48,10 @@ describe('PATCH /api/services/:id/move-tenant', () => {
     expect([cat!.tenantId, asp!.tenantId, av!.tenantId]).toEqual([target.id, target.id, target.id]);
     const left = await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.serviceId, s.id));
     expect(left.map((x) => [x.userId, x.tenantId])).toEqual([[stays.id, target.id]]);
-    const audits = await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'service.move'), eq(auditLog.targetId, s.id)));
+    const audits = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'service.move'), eq(auditLog.targetId, s.id)));
     expect(audits.map((x) => x.tenantId).sort()).toEqual([w.tenant.id, target.id].sort());
     expect((await call(t.app, 'GET', `/api/services/${s.id}/settings-data`, as(w.tokens.admin))).statusCode).toBe(404);
   });
@@ -111,7 +114,10 @@ describe('DELETE /api/services/:id/hard-delete', () => {
     expect(res.statusCode).toBe(204);
     expect(await t.db.select().from(services).where(eq(services.id, s.id))).toEqual([]);
     expect(await t.db.select().from(categories).where(eq(categories.serviceId, s.id))).toEqual([]);
-    const audits = await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'service.delete'), eq(auditLog.targetId, s.id)));
+    const audits = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'service.delete'), eq(auditLog.targetId, s.id)));
     expect(audits).toHaveLength(1);
   });
 

@@ -17,7 +17,10 @@ describe('/api/service-roles', () => {
   it('lets an admin assign by email, list, change and remove', async () => {
     const s = await createService(t.db, w.tenant.id);
     const u = await createUser(t.db, w.tenant.id);
-    const add = await call(t.app, 'POST', '/api/service-roles', { ...as(w.tokens.admin), body: { serviceId: s.id, userEmail: u.email.toUpperCase(), role: 'reader' } });
+    const add = await call(t.app, 'POST', '/api/service-roles', {
+      ...as(w.tokens.admin),
+      body: { serviceId: s.id, userEmail: u.email.toUpperCase(), role: 'reader' },
+    });
     expect(add.statusCode).toBe(201);
     const id = add.json().assignment.id;
     expect(add.json().assignment).toMatchObject({ user_email: u.email, user_name: u.name, role: 'reader' });
@@ -35,7 +38,10 @@ describe('/api/service-roles', () => {
     expect(noUser.json().error).toBe(M.selectUser);
     const noRole = await call(t.app, 'POST', '/api/service-roles', { ...as(w.tokens.admin), body: { serviceId: s.id, userEmail: w.users.reader.email } });
     expect(noRole.json().error).toBe(M.selectRole);
-    const outside = await call(t.app, 'POST', '/api/service-roles', { ...as(w.tokens.admin), body: { serviceId: s.id, userEmail: w.users.otherAdmin.email, role: 'reader' } });
+    const outside = await call(t.app, 'POST', '/api/service-roles', {
+      ...as(w.tokens.admin),
+      body: { serviceId: s.id, userEmail: w.users.otherAdmin.email, role: 'reader' },
+    });
     expect(outside.statusCode).toBe(404);
   });
 

@@ -1,21 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import {
-  assignUserSchema,
-  changeAssignmentSchema,
-  createServiceUserSchema,
-  SETTINGS_MESSAGES,
-  settingsIdSchema,
-} from '../../../common/schemas/settings';
+import { assignUserSchema, changeAssignmentSchema, createServiceUserSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { createUser, decideCreatorScope } from '../../commands/createUser';
-import {
-  findAssignment,
-  findTenantUser,
-  listActorRoles,
-  listAssignments,
-  listQuickTemplates,
-  listTenantUsers,
-} from '../../db/queries/settings';
+import { findAssignment, findTenantUser, listActorRoles, listAssignments, listQuickTemplates, listTenantUsers } from '../../db/queries/settings';
 import { notFound } from '../../errors';
 import { presentService } from '../../presenters/services';
 import { presentActorRole, presentAssignment, presentQuickTemplate, presentTenantUser } from '../../presenters/settings';

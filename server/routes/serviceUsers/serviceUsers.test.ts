@@ -16,7 +16,10 @@ afterAll(() => t.close());
 
 const as = (token: string, tenant = w.tenant.slug) => ({ token, tenant });
 const audits = (action: string, targetId: string) =>
-  t.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
+  t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
 
 describe('GET /api/services/:id/settings-data', () => {
   it('gives an admin the service, roles, templates, tenant users and assignments', async () => {
@@ -134,7 +137,9 @@ describe('POST /api/services/:id/users/new', () => {
     expect(row!.passwordHash).toMatch(/^scrypt\$/);
     expect(await t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, row!.id))).toHaveLength(1);
     expect(await audits('user.invite', body.user.id)).toMatchObject([{ details: { email, name: 'New Person', role: 'editor', serviceId: s.id } }]);
-    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, row!.id))).toMatchObject([{ serviceId: s.id, role: 'editor' }]);
+    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, row!.id))).toMatchObject([
+      { serviceId: s.id, role: 'editor' },
+    ]);
     expect(await signIn(t.app, email, 'secret1')).toEqual(expect.any(String));
   });
 
@@ -174,13 +179,20 @@ describe('POST /api/services/:id/users/new with the address of an account outsid
   const kinds = (o: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v]));
   const assignmentsOf = async (serviceId: string) =>
-    (await call(t.app, 'GET', `/api/services/${serviceId}/users`, as(w.tokens.admin))).json().assignments as { user_id: string; role: string; user_email: string }[];
+    (await call(t.app, 'GET', `/api/services/${serviceId}/users`, as(w.tokens.admin))).json().assignments as {
+      user_id: string;
+      role: string;
+      user_email: string;
+    }[];
 
   it('answers as for a new address and assigns at once, the entered name shown; the assignment takes effect on acceptance', async () => {
     const s = await createService(t.db, w.tenant.id);
     const stranger = await createUser(t.db, w.other.id, { role: 'reader', name: 'Own Name' });
     const [before] = await t.db.select().from(users).where(eq(users.id, stranger.id));
-    const fresh = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, { ...as(w.tokens.admin), body: { email: `fresh-${Date.now()}@example.com`, name: 'Fresh', role: 'editor' } });
+    const fresh = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, {
+      ...as(w.tokens.admin),
+      body: { email: `fresh-${Date.now()}@example.com`, name: 'Fresh', role: 'editor' },
+    });
     const invited = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, {
       ...as(w.tokens.admin),
       body: { email: stranger.email, name: 'Entered', role: 'editor', password: 'typed-1' },
@@ -199,7 +211,9 @@ describe('POST /api/services/:id/users/new with the address of an account outsid
     const listed = await assignmentsOf(s.id);
     expect(listed.find((a) => a.user_email === stranger.email)).toEqual(body.assignment);
     expect(listed.map((a) => a.user_id)).not.toContain(stranger.id);
-    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, stranger.id))).toMatchObject([{ serviceId: s.id, role: 'editor' }]);
+    expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, stranger.id))).toMatchObject([
+      { serviceId: s.id, role: 'editor' },
+    ]);
     const picker = (await call(t.app, 'GET', `/api/services/${s.id}/settings-data`, as(w.tokens.admin))).json().users as { id: string }[];
     expect(picker.map((u) => u.id)).not.toContain(stranger.id);
     expect(picker).toContainEqual(body.user);
@@ -220,14 +234,22 @@ describe('POST /api/services/:id/users/new with the address of an account outsid
   it('with assign off answers assignment null and assigns nothing on acceptance either', async () => {
     const s = await createService(t.db, w.tenant.id);
     const stranger = await createUser(t.db, w.other.id);
-    const res = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, { ...as(w.tokens.admin), body: { email: stranger.email, name: 'Solo', assign: false } });
+    const res = await call(t.app, 'POST', `/api/services/${s.id}/users/new`, {
+      ...as(w.tokens.admin),
+      body: { email: stranger.email, name: 'Solo', assign: false },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ user: { role: 'reader', name: 'Solo' }, assignment: null });
     const token = await signIn(t.app, stranger.email);
     const [invitation] = (await call(t.app, 'GET', '/api/auth/me', { token })).json().invitations;
     expect((await call(t.app, 'POST', `/api/invitations/${invitation.id}/accept`, { token })).statusCode).toBe(200);
     expect(await t.db.select().from(serviceRoleAssignments).where(eq(serviceRoleAssignments.userId, stranger.id))).toEqual([]);
-    expect(await t.db.select().from(tenantMemberships).where(and(eq(tenantMemberships.userId, stranger.id), eq(tenantMemberships.tenantId, w.tenant.id)))).toHaveLength(1);
+    expect(
+      await t.db
+        .select()
+        .from(tenantMemberships)
+        .where(and(eq(tenantMemberships.userId, stranger.id), eq(tenantMemberships.tenantId, w.tenant.id))),
+    ).toHaveLength(1);
   });
 
   it('keeps the 409 for a super admin', async () => {

@@ -50,10 +50,8 @@ export type Who = keyof CatalogWorld['tokens'] | 'nobody';
 /** Calls the API as one member of the world (or without a token). */
 export function as(t: TestApp, w: CatalogWorld, who: Who) {
   const token = who === 'nobody' ? null : w.tokens[who];
-  return (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown) =>
-    call(t.app, method, url, { token, body });
+  return (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown) => call(t.app, method, url, { token, body });
 }
-
 
 /** The SQL statements the app sends while `run` runs, as their text. */
 export async function statementsOf(t: TestApp, run: () => Promise<unknown>): Promise<string[]> {

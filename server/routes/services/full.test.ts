@@ -40,9 +40,7 @@ describe('GET /api/services/:id/full', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.service).toMatchObject({ id: w.service.id, slug: w.service.slug });
-    expect(body.categories).toEqual([
-      { id: w.category.id, name: 'Core Features', position: 0, serviceId: w.service.id, service_id: w.service.id },
-    ]);
+    expect(body.categories).toEqual([{ id: w.category.id, name: 'Core Features', position: 0, serviceId: w.service.id, service_id: w.service.id }]);
     expect(body.resolved_data.timeline).toEqual(w.service.timeline);
     expect(body.resolved_data.aspects[0]).toMatchObject({
       id: w.publicAspect.id,
@@ -109,7 +107,11 @@ describe('GET /api/services/:id/full', () => {
       .returning();
     const rows = await t.db
       .insert(aspects)
-      .values(cats.flatMap((c) => Array.from({ length: 10 }, (_, i) => ({ tenantId: w.tenant.id, serviceId: large.id, categoryId: c.id, title: `A${i}`, position: i }))))
+      .values(
+        cats.flatMap((c) =>
+          Array.from({ length: 10 }, (_, i) => ({ tenantId: w.tenant.id, serviceId: large.id, categoryId: c.id, title: `A${i}`, position: i })),
+        ),
+      )
       .returning();
     await t.db
       .insert(availabilities)

@@ -21,7 +21,12 @@ const encoded = new WeakMap<ServiceGrant['permissions'], { code: string; json: s
 function encode(permissions: ServiceGrant['permissions']) {
   let found = encoded.get(permissions);
   if (!found) {
-    found = { code: Object.values(permissions).map((allowed) => (allowed ? '1' : '0')).join(''), json: JSON.stringify(permissions) };
+    found = {
+      code: Object.values(permissions)
+        .map((allowed) => (allowed ? '1' : '0'))
+        .join(''),
+      json: JSON.stringify(permissions),
+    };
     encoded.set(permissions, found);
   }
   return found;

@@ -185,7 +185,13 @@ describe('FullCache', () => {
     expect(acceptsGzip('gzip;q=0')).toBe(false);
     expect(acceptsGzip(undefined)).toBe(false);
     // The same headers again, in turn, answer the same (the last one read is remembered).
-    for (const [header, accepts] of [['gzip;q=0', false], ['gzip;q=0', false], ['GZIP', true], ['gzip;q=0', false], ['*', true]] as const) {
+    for (const [header, accepts] of [
+      ['gzip;q=0', false],
+      ['gzip;q=0', false],
+      ['GZIP', true],
+      ['gzip;q=0', false],
+      ['*', true],
+    ] as const) {
       expect(acceptsGzip(header)).toBe(accepts);
     }
     expect(etagMatches('"x", W/"a.1.1"', 'W/"a.1.1"')).toBe(true);

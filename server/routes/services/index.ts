@@ -57,7 +57,12 @@ export default async function serviceRoutes(app: FastifyInstance) {
       const limit = query.limit ?? SERVICE_PAGE_DEFAULT;
       const rows = await pageServices(db, tenantId, { includeArchived, search: query.search, after: query.after, limit: limit + 1 });
       const shown = rows.slice(0, limit);
-      const assignments = await listUserServiceRoles(db, tenantId, actor.userId, shown.map((s) => s.id));
+      const assignments = await listUserServiceRoles(
+        db,
+        tenantId,
+        actor.userId,
+        shown.map((s) => s.id),
+      );
       const last = shown.at(-1);
       return {
         services: shown.map(presentService),
@@ -66,12 +71,8 @@ export default async function serviceRoutes(app: FastifyInstance) {
       };
     }
     const [services, permissions] = await Promise.all([
-      lists.get(`${tenantId}|${includeArchived}`, async () =>
-        JSON.stringify((await listServices(db, tenantId, { includeArchived })).map(presentService)),
-      ),
-      rights.get(rightsKey(actor, tenantId), async () =>
-        JSON.stringify(serviceListPermissions(actor, await listUserServiceRoles(db, tenantId, actor.userId))),
-      ),
+      lists.get(`${tenantId}|${includeArchived}`, async () => JSON.stringify((await listServices(db, tenantId, { includeArchived })).map(presentService))),
+      rights.get(rightsKey(actor, tenantId), async () => JSON.stringify(serviceListPermissions(actor, await listUserServiceRoles(db, tenantId, actor.userId)))),
     ]);
     const body = listBody(bodies, `${rightsKey(actor, tenantId)}|${includeArchived}`, services, permissions);
     return reply.header('Content-Type', 'application/json; charset=utf-8').send(body);

@@ -17,8 +17,7 @@ afterAll(() => t.close());
 
 const PNG = `data:image/png;base64,${Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex').toString('base64')}`;
 const uniqueSlug = () => `svc-${Math.random().toString(36).slice(2, 10)}`;
-const auditActions = async (targetId: string) =>
-  (await t.db.select().from(auditLog)).filter((r) => r.targetId === targetId).map((r) => r.action);
+const auditActions = async (targetId: string) => (await t.db.select().from(auditLog)).filter((r) => r.targetId === targetId).map((r) => r.action);
 
 describe('GET /api/services/:id', () => {
   it('answers 401 without a token', async () => {

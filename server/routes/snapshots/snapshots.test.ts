@@ -56,7 +56,13 @@ describe('snapshots', () => {
     const editor = await call(t.app, 'GET', `/api/snapshots/service/${s.id}`, as(w.tokens.editor));
     expect(editor.json().snapshots.map((x: { id: string }) => x.id)).toEqual([pub.id, internal.id]);
     expect(editor.json().snapshots[0]).toEqual({
-      id: pub.id, service_id: s.id, label: 'Public', visibility: 'public', note: 'For the board', created_by: w.users.editor.name, created_at: expect.any(String),
+      id: pub.id,
+      service_id: s.id,
+      label: 'Public',
+      visibility: 'public',
+      note: 'For the board',
+      created_by: w.users.editor.name,
+      created_at: expect.any(String),
     });
     const reader = await call(t.app, 'GET', `/api/snapshots/service/${s.id}`, as(w.tokens.reader));
     expect(reader.json().snapshots.map((x: { id: string }) => x.id)).toEqual([pub.id]);

@@ -40,7 +40,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const auditRows = (action: string, targetId: string) =>
-  t.db.select().from(auditLog).where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
+  t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), eq(auditLog.targetId, targetId)));
 
 describe('GET and POST /api/tenants', () => {
   it('answers 401 without a token and 403 for a tenant admin', async () => {
@@ -145,10 +148,14 @@ async function populate(tenantId: string, superAdminId: string) {
   await t.db.insert(quickTemplates).values({ tenantId, serviceId: service.id, templateText: 'Planned' });
   const member = await createUser(t.db, tenantId, { role: 'editor' });
   await assignServiceRole(t.db, tenantId, service.id, member.id, 'admin');
-  await t.db.insert(impersonations).values({ superAdminId, impersonatedUserId: member.id, tenantId, tokenJti: `jti-${tenantId}`, expiresAt: new Date(Date.now() + 60_000) });
+  await t.db
+    .insert(impersonations)
+    .values({ superAdminId, impersonatedUserId: member.id, tenantId, tokenJti: `jti-${tenantId}`, expiresAt: new Date(Date.now() + 60_000) });
   await t.db.insert(auditLog).values({ tenantId, action: 'service.create' });
   const outsider = await createUser(t.db, w.tenant.id);
-  await t.db.insert(tenantInvitations).values({ tenantId, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', serviceId: service.id, invitedBy: member.id });
+  await t.db
+    .insert(tenantInvitations)
+    .values({ tenantId, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', serviceId: service.id, invitedBy: member.id });
   return { service, member };
 }
 
@@ -171,7 +178,10 @@ describe('DELETE /api/tenants/:id', () => {
     expect(res.body).toBe('');
 
     const after = await countRows(victim.id);
-    expect(Object.values(after).every((n) => n === 0), JSON.stringify(after)).toBe(true);
+    expect(
+      Object.values(after).every((n) => n === 0),
+      JSON.stringify(after),
+    ).toBe(true);
     expect(await countRows(keeper.id)).toEqual(keeperBefore);
     expect((await t.db.select().from(users)).length).toBe(totalUsers - before.users);
     expect(await t.db.select().from(users).where(eq(users.id, guest.id))).toHaveLength(1);

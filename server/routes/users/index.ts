@@ -46,8 +46,15 @@ export default async function userRoutes(app: FastifyInstance) {
     const keys = await pageTenantPeople(db(), tenantId, { search: query.search, after: query.after, limit: limit + 1 });
     const shown = keys.slice(0, limit);
     const [members, invitations] = await Promise.all([
-      usersByIds(db(), shown.filter((k) => !k.invitation).map((k) => k.id)),
-      listTenantInvitations(db(), tenantId, shown.filter((k) => k.invitation).map((k) => k.id)),
+      usersByIds(
+        db(),
+        shown.filter((k) => !k.invitation).map((k) => k.id),
+      ),
+      listTenantInvitations(
+        db(),
+        tenantId,
+        shown.filter((k) => k.invitation).map((k) => k.id),
+      ),
     ]);
     const byId = new Map<string, ReturnType<typeof presentTenantListUser>>([
       ...members.map((u) => [u.id, presentTenantListUser(u, false)] as const),

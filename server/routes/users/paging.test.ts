@@ -21,7 +21,10 @@ beforeAll(async () => {
   }
   outsider = await createUser(t.db, w.other.id, { name: 'Pager Outsider', email: 'pager-outsider@example.com' });
   const invited = await createUser(t.db, w.other.id, { name: 'Account Name', email: 'pager-invited@example.com' });
-  const res = await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: invited.email, name: 'Pager Invited', role: 'reader', password: '' } });
+  const res = await call(t.app, 'POST', '/api/users', {
+    token: w.tokens.admin,
+    body: { email: invited.email, name: 'Pager Invited', role: 'reader', password: '' },
+  });
   expect(res.statusCode).toBe(201);
 });
 afterAll(() => t.close());
@@ -113,7 +116,9 @@ describe('GET /api/admin/users and /api/admin/panel-data: search, limit and curs
     const res = (await call(t.app, 'GET', '/api/admin/users?search=Pager%20OUTSIDER', { token: w.tokens.superAdmin })).json();
     expect(res.users.map((u: Row) => u.id)).toEqual([outsider.id]);
     const mail = (await call(t.app, 'GET', '/api/admin/users?search=pager-1', { token: w.tokens.superAdmin })).json();
-    expect(mail.users.map((u: Row) => u.email).sort()).toEqual(['pager-1@example.com', ...Array.from({ length: 10 }, (_, i) => `pager-1${i}@example.com`)].sort());
+    expect(mail.users.map((u: Row) => u.email).sort()).toEqual(
+      ['pager-1@example.com', ...Array.from({ length: 10 }, (_, i) => `pager-1${i}@example.com`)].sort(),
+    );
   });
 
   it('filters by user group on the server', async () => {
@@ -131,7 +136,11 @@ describe('GET /api/admin/users and /api/admin/panel-data: search, limit and curs
     const whole = (await call(t.app, 'GET', '/api/admin/panel-data', { token: w.tokens.superAdmin })).json();
     expect(whole).not.toHaveProperty('next_users_after');
     expect(whole).toHaveProperty('is_impersonating', false);
-    const tenants = await walk('/api/admin/panel-data?tenantsLimit=2', w.tokens.superAdmin, { key: 'tenants', next: 'next_tenants_after', cursor: 'tenantsAfter' });
+    const tenants = await walk('/api/admin/panel-data?tenantsLimit=2', w.tokens.superAdmin, {
+      key: 'tenants',
+      next: 'next_tenants_after',
+      cursor: 'tenantsAfter',
+    });
     expect(ids(tenants).sort()).toEqual(ids(whole.tenants).sort());
     const users = await walk('/api/admin/panel-data?limit=7', w.tokens.superAdmin, { next: 'next_users_after' });
     expect(ids(users).sort()).toEqual(ids(whole.users).sort());

@@ -62,7 +62,8 @@ function normalise(value: unknown): unknown {
     }
     if (Array.isArray(v)) return v.map(walk);
     // Audit rows are numbered across the installation: their ids are ids like the others.
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(typeof x === 'number' && (k === 'id' || k === 'next_before') ? `n${x}` : x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(typeof x === 'number' && (k === 'id' || k === 'next_before') ? `n${x}` : x)]));
     return v;
   };
   return walk(value);
@@ -74,7 +75,10 @@ async function addAndLook(kind: Kind) {
   const [viaSettings, viaService] = await addresses(kind, 2);
   const body = { name: 'Entered Name', role: 'editor', password: 'typed-secret' };
   const created = await call(t.app, 'POST', '/api/users', { ...c.as, body: { ...body, email: viaSettings!.email } });
-  const createdForService = await call(t.app, 'POST', `/api/services/${c.service.id}/users/new`, { ...c.as, body: { ...body, name: 'Service Name', email: viaService!.email } });
+  const createdForService = await call(t.app, 'POST', `/api/services/${c.service.id}/users/new`, {
+    ...c.as,
+    body: { ...body, name: 'Service Name', email: viaService!.email },
+  });
   const list = await call(t.app, 'GET', '/api/users', c.as);
   const audit = await call(t.app, 'GET', '/api/audit', c.as);
   const settings = await call(t.app, 'GET', `/api/services/${c.service.id}/settings-data`, c.as);
@@ -91,9 +95,16 @@ async function addAndLook(kind: Kind) {
 }
 
 const pendingOf = (tenantId: string) => t.db.select().from(tenantInvitations).where(eq(tenantInvitations.tenantId, tenantId));
-const auditOf = (tenantId: string, action: string) => t.db.select().from(auditLog).where(and(eq(auditLog.tenantId, tenantId), eq(auditLog.action, action)));
+const auditOf = (tenantId: string, action: string) =>
+  t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.tenantId, tenantId), eq(auditLog.action, action)));
 const assignmentsOfAccount = (tenantId: string, userId: string) =>
-  t.db.select().from(serviceRoleAssignments).where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
+  t.db
+    .select()
+    .from(serviceRoleAssignments)
+    .where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
 const accountByEmail = async (email: string) => (await t.db.select().from(users).where(eq(users.email, email)))[0];
 
 describe('adding a new address and an address of another tenant, as a tenant admin', () => {
@@ -104,7 +115,9 @@ describe('adding a new address and an address of another tenant, as a tenant adm
     expect(normalise(outside.seen)).toEqual(normalise(fresh.seen));
 
     // What they have in common is what was entered, the invitation showing in the list.
-    const row = (fresh.seen.list[1] as { users: { email: string; name: string; role: string; invitation: boolean }[] }).users.find((u) => u.email === fresh.viaSettings.email);
+    const row = (fresh.seen.list[1] as { users: { email: string; name: string; role: string; invitation: boolean }[] }).users.find(
+      (u) => u.email === fresh.viaSettings.email,
+    );
     expect(row).toMatchObject({ name: 'Entered Name', role: 'editor', invitation: true });
     expect(fresh.createdForService.assignment).toMatchObject({ user_name: 'Service Name', role: 'editor', user_id: fresh.createdForService.user.id });
     const actions = (fresh.seen.audit[1] as { entries: { action: string; details: Record<string, unknown> | null }[] }).entries.map((e) => e.action);
@@ -148,8 +161,16 @@ describe('adding a new address and an address of another tenant, as a tenant adm
     expect(accept.statusCode).toBe(200);
     expect(await auditOf(c.tenant.id, 'invitation.accept')).toMatchObject([{ actorId: viaService.accountId, details: { userId: viaService.accountId } }]);
     expect((await call(t.app, 'GET', `/api/services/${c.service.id}`, { token, tenant: c.tenant.slug })).statusCode).toBe(200);
-    const assignments = (await call(t.app, 'GET', `/api/services/${c.service.id}/users`, c.as)).json().assignments as { id: string; user_id: string; role: string }[];
-    expect(assignments.find((a) => a.user_id === viaService.accountId)).toMatchObject({ id: createdForService.assignment.id, role: 'editor', user_name: 'Own Name 1' });
+    const assignments = (await call(t.app, 'GET', `/api/services/${c.service.id}/users`, c.as)).json().assignments as {
+      id: string;
+      user_id: string;
+      role: string;
+    }[];
+    expect(assignments.find((a) => a.user_id === viaService.accountId)).toMatchObject({
+      id: createdForService.assignment.id,
+      role: 'editor',
+      user_name: 'Own Name 1',
+    });
   });
 
   it('removes the assignment an outside account was given when it declines, or when the admin withdraws', async () => {

@@ -44,13 +44,28 @@ describe('GET /api/users', () => {
 
 describe('POST /api/users', () => {
   it('creates a local user in the current tenant, or a Microsoft user without a password', async () => {
-    const res = await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: 'Team@Example.com', name: 'Team', role: 'editor', password: 'secret1' } });
+    const res = await call(t.app, 'POST', '/api/users', {
+      token: w.tokens.admin,
+      body: { email: 'Team@Example.com', name: 'Team', role: 'editor', password: 'secret1' },
+    });
     expect(res.statusCode).toBe(201);
-    expect(res.json().user).toMatchObject({ email: 'team@example.com', tenant_id: w.tenant.id, tenant_ids: [w.tenant.id], role: 'editor', auth_provider: 'local' });
-    const sso = await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: 'team-sso@example.com', name: 'Sso', role: 'reader', password: '' } });
+    expect(res.json().user).toMatchObject({
+      email: 'team@example.com',
+      tenant_id: w.tenant.id,
+      tenant_ids: [w.tenant.id],
+      role: 'editor',
+      auth_provider: 'local',
+    });
+    const sso = await call(t.app, 'POST', '/api/users', {
+      token: w.tokens.admin,
+      body: { email: 'team-sso@example.com', name: 'Sso', role: 'reader', password: '' },
+    });
     expect(sso.json().user.auth_provider).toBe('entra');
     // Recorded as a pending invitation, as an account outside the tenant would be (decision 0110).
-    const rows = await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'user.invite'), eq(auditLog.targetId, res.json().user.id)));
+    const rows = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'user.invite'), eq(auditLog.targetId, res.json().user.id)));
     expect(rows).toMatchObject([{ details: { email: 'team@example.com', name: 'Team', role: 'editor' } }]);
   });
 
@@ -66,7 +81,7 @@ describe('POST /api/users', () => {
     expect(res.json()).toMatchObject({ error, field });
   });
 
-  it("answers 409 for the address of a member of the tenant, a guest from another tenant included, 401 and 403", async () => {
+  it('answers 409 for the address of a member of the tenant, a guest from another tenant included, 401 and 403', async () => {
     const guest = await createUser(t.db, w.other.id, { extraTenantIds: [w.tenant.id] });
     for (const email of [w.users.reader.email, guest.email, w.users.admin.email.toUpperCase()]) {
       const taken = await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email, name: 'A', role: 'reader' } });
@@ -145,7 +160,10 @@ describe('POST /api/users with the address of an account outside the tenant (dec
   it('answers 201 with the user entered, shaped as a new one, and leaves the account alone', async () => {
     const stranger = await createUser(t.db, w.other.id, { role: 'editor', name: 'Stranger Own Name' });
     const before = await accountState(stranger.id);
-    const fresh = await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: freshEmail(), name: 'Fresh', role: 'reader', password: 'typed-secret' } });
+    const fresh = await call(t.app, 'POST', '/api/users', {
+      token: w.tokens.admin,
+      body: { email: freshEmail(), name: 'Fresh', role: 'reader', password: 'typed-secret' },
+    });
     const invited = await call(t.app, 'POST', '/api/users', {
       token: w.tokens.admin,
       body: { email: stranger.email.toUpperCase(), name: 'Entered Name', role: 'admin', password: 'typed-secret' },
@@ -173,9 +191,14 @@ describe('POST /api/users with the address of an account outside the tenant (dec
     expect((await call(t.app, 'POST', '/api/auth/login', { body: { email: stranger.email, password: 'typed-secret' } })).statusCode).toBe(401);
 
     const audit = await t.db.select().from(auditLog).where(eq(auditLog.targetId, invited.json().user.id));
-    expect(audit).toMatchObject([{ action: 'user.invite', tenantId: w.tenant.id, actorId: w.users.admin.id, details: { email: stranger.email, role: 'admin' } }]);
+    expect(audit).toMatchObject([
+      { action: 'user.invite', tenantId: w.tenant.id, actorId: w.users.admin.id, details: { email: stranger.email, role: 'admin' } },
+    ]);
     expect(JSON.stringify(audit)).not.toContain(stranger.id);
-    const created = await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'user.create'), eq(auditLog.targetId, stranger.id)));
+    const created = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'user.create'), eq(auditLog.targetId, stranger.id)));
     expect(created).toEqual([]);
   });
 
@@ -200,7 +223,11 @@ describe('POST /api/users with the address of an account outside the tenant (dec
 
   it('keeps the 409 for a super admin, who sees every tenant, and invites nobody', async () => {
     const stranger = await createUser(t.db, w.other.id);
-    const res = await call(t.app, 'POST', '/api/users', { token: w.tokens.superAdmin, tenant: w.tenant.slug, body: { email: stranger.email, name: 'A', role: 'reader' } });
+    const res = await call(t.app, 'POST', '/api/users', {
+      token: w.tokens.superAdmin,
+      tenant: w.tenant.slug,
+      body: { email: stranger.email, name: 'A', role: 'reader' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().error).toBe(M.emailTaken);
     expect(await t.db.select().from(tenantInvitations).where(eq(tenantInvitations.userId, stranger.id))).toEqual([]);
@@ -223,23 +250,30 @@ describe('pending invitations in GET and DELETE /api/users', () => {
     expect(others.map((u) => u.id)).not.toContain(created.json().user.id);
   });
 
-  it("withdraws the invitation when its row is deleted, and leaves the account alone", async () => {
+  it('withdraws the invitation when its row is deleted, and leaves the account alone', async () => {
     const stranger = await createUser(t.db, w.other.id);
     const before = await accountState(stranger.id);
-    const id = (await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: stranger.email, name: 'Withdrawn', role: 'reader' } })).json().user.id;
+    const id = (await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: stranger.email, name: 'Withdrawn', role: 'reader' } })).json()
+      .user.id;
     const res = await call(t.app, 'DELETE', `/api/users/${id}`, { token: w.tokens.admin });
     expect(res.statusCode).toBe(204);
     expect(await t.db.select().from(tenantInvitations).where(eq(tenantInvitations.id, id))).toEqual([]);
     const list = (await call(t.app, 'GET', '/api/users', { token: w.tokens.admin })).json().users as { id: string }[];
     expect(list.map((u) => u.id)).not.toContain(id);
     expect(await accountState(stranger.id)).toEqual(before);
-    expect(await t.db.select().from(auditLog).where(and(eq(auditLog.action, 'invitation.withdraw'), eq(auditLog.targetId, id)))).toHaveLength(1);
+    expect(
+      await t.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.action, 'invitation.withdraw'), eq(auditLog.targetId, id))),
+    ).toHaveLength(1);
     expect((await call(t.app, 'DELETE', `/api/users/${id}`, { token: w.tokens.admin })).statusCode).toBe(404);
   });
 
   it("answers 404 to another tenant's admin for the invitation's id", async () => {
     const stranger = await createUser(t.db, w.other.id);
-    const id = (await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: stranger.email, name: 'Kept', role: 'reader' } })).json().user.id;
+    const id = (await call(t.app, 'POST', '/api/users', { token: w.tokens.admin, body: { email: stranger.email, name: 'Kept', role: 'reader' } })).json().user
+      .id;
     const res = await call(t.app, 'DELETE', `/api/users/${id}`, { token: w.tokens.otherAdmin, tenant: w.other.slug });
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toBe(ADMIN_MESSAGES.userNotFound);

@@ -57,7 +57,11 @@ describe('audit trail', () => {
   it('writes one row for a sign-in and one for a failed sign-in', async () => {
     const user = await createUser(t.db, tenant.id);
     expectOne(await audited(() => call(t.app, 'POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD } }), 200), 'auth.login', user.email);
-    expectOne(await audited(() => call(t.app, 'POST', '/api/auth/login', { body: { email: user.email, password: 'wrong-password' } }), 401), 'auth.login_failed', user.email);
+    expectOne(
+      await audited(() => call(t.app, 'POST', '/api/auth/login', { body: { email: user.email, password: 'wrong-password' } }), 401),
+      'auth.login_failed',
+      user.email,
+    );
   });
 
   it('writes one row for an impersonation start and one for its stop, naming the super admin', async () => {
@@ -76,7 +80,11 @@ describe('audit trail', () => {
   it('writes one row for a role change and one for a membership change', async () => {
     const second = await createTenant(t.db);
     const user = await createUser(t.db, tenant.id, { role: 'reader' });
-    expectOne(await audited(() => call(t.app, 'PATCH', `/api/admin/users/${user.id}`, { token: superToken, body: { role: 'editor' } }), 200), 'user.role_change', superAdmin.email);
+    expectOne(
+      await audited(() => call(t.app, 'PATCH', `/api/admin/users/${user.id}`, { token: superToken, body: { role: 'editor' } }), 200),
+      'user.role_change',
+      superAdmin.email,
+    );
     expectOne(
       await audited(() => call(t.app, 'PATCH', `/api/admin/users/${user.id}/tenants`, { token: superToken, body: { tenantIds: [tenant.id, second.id] } }), 200),
       'user.memberships_change',
@@ -87,7 +95,11 @@ describe('audit trail', () => {
   it('writes one row each for a tenant archive, unarchive and delete', async () => {
     const doomed = await createTenant(t.db);
     expectOne(await audited(() => call(t.app, 'PATCH', `/api/tenants/${doomed.id}/archive`, { token: superToken }), 200), 'tenant.archive', superAdmin.email);
-    expectOne(await audited(() => call(t.app, 'PATCH', `/api/tenants/${doomed.id}/unarchive`, { token: superToken }), 200), 'tenant.unarchive', superAdmin.email);
+    expectOne(
+      await audited(() => call(t.app, 'PATCH', `/api/tenants/${doomed.id}/unarchive`, { token: superToken }), 200),
+      'tenant.unarchive',
+      superAdmin.email,
+    );
     await call(t.app, 'PATCH', `/api/tenants/${doomed.id}/archive`, { token: superToken });
     const deleted = await audited(() => call(t.app, 'DELETE', `/api/tenants/${doomed.id}`, { token: superToken }), 204);
     expectOne(deleted, 'tenant.delete', superAdmin.email);
@@ -110,7 +122,12 @@ describe('audit trail', () => {
     );
     const movable = await seedDataset(t.db, tenant.id, tenant.slug);
     const moved = await audited(
-      () => call(t.app, 'PATCH', `/api/services/${movable.service.id}/move-tenant`, { token: superToken, tenant: tenant.slug, body: { targetTenantId: target.id } }),
+      () =>
+        call(t.app, 'PATCH', `/api/services/${movable.service.id}/move-tenant`, {
+          token: superToken,
+          tenant: tenant.slug,
+          body: { targetTenantId: target.id },
+        }),
       200,
     );
     // One row in each tenant's log, so both admins see the move.
@@ -131,7 +148,11 @@ describe('audit trail', () => {
 
   it('shows the rows to the tenant admin and the super admin through the audit calls', async () => {
     const page = (await call(t.app, 'GET', '/api/audit', { token: adminToken, tenant: tenant.slug })).json();
-    expect(page.entries.some((e: { action: string; impersonator_email: string | null }) => e.action === 'service.archive' && e.impersonator_email === superAdmin.email)).toBe(true);
+    expect(
+      page.entries.some(
+        (e: { action: string; impersonator_email: string | null }) => e.action === 'service.archive' && e.impersonator_email === superAdmin.email,
+      ),
+    ).toBe(true);
     const platform = (await call(t.app, 'GET', '/api/admin/audit', { token: superToken })).json();
     expect(platform.entries.some((e: { action: string }) => e.action === 'tenant.delete')).toBe(true);
   });

@@ -71,7 +71,10 @@ async function prepare(key: string, d: Dataset, cell: Cell) {
   const assigned = w.actors[cell.actor].assigned;
   if (assigned && cell.target === 'own') await assignServiceRole(t.db, d.tenantId, d.service.id, w.actors[cell.actor].userId!, assigned);
   if (key === 'POST /api/impersonation/stop' && cell.actor === 'superAdmin') {
-    const started = await call(t.app, 'POST', '/api/impersonation/start', { token: w.actors.superAdmin.token, body: { userId: d.user.id, tenantId: d.tenantId } });
+    const started = await call(t.app, 'POST', '/api/impersonation/start', {
+      token: w.actors.superAdmin.token,
+      body: { userId: d.user.id, tenantId: d.tenantId },
+    });
     if (started.statusCode !== 200) throw new Error(`impersonation did not start: ${started.body}`);
   }
   if (key === 'DELETE /api/tenants/:id' || key === 'PATCH /api/tenants/:id/unarchive') {
@@ -162,7 +165,8 @@ describe('isolation matrix', () => {
           }
           const res = await probe(cell);
           refused += 1;
-          if (!exp.statuses.includes(res.statusCode)) leaks.push(`${label(cell)}: ${res.statusCode}, expected ${exp.statuses.join(' or ')} (${res.body.slice(0, 100)})`);
+          if (!exp.statuses.includes(res.statusCode))
+            leaks.push(`${label(cell)}: ${res.statusCode}, expected ${exp.statuses.join(' or ')} (${res.body.slice(0, 100)})`);
           const k = `${key} ${actor} header=${cell.header}`;
           refusals.set(k, { ...refusals.get(k), [cell.target]: res.statusCode });
         }

@@ -62,7 +62,12 @@ const CASES: MixedCase[] = [
     url: () => '/api/availabilities',
     body: ({ B }) => ({ aspectId: B.aspect.id, timeBucket: '2030-Q1', value: 'Mixed' }),
   },
-  { name: "a category in tenant B's service", method: 'POST', url: () => '/api/categories', body: ({ B }) => ({ serviceId: B.service.id, name: 'Mixed', position: 0 }) },
+  {
+    name: "a category in tenant B's service",
+    method: 'POST',
+    url: () => '/api/categories',
+    body: ({ B }) => ({ serviceId: B.service.id, name: 'Mixed', position: 0 }),
+  },
   { name: "a snapshot of tenant B's service", method: 'POST', url: () => '/api/snapshots', body: ({ B }) => ({ serviceId: B.service.id, label: 'Mixed' }) },
   {
     name: "an assignment of tenant B's user to tenant A's service",
@@ -82,8 +87,17 @@ const CASES: MixedCase[] = [
     url: ({ A, B }) => `/api/services/${A.service.id}/users/${B.assignee.id}`,
     body: () => ({ role: 'admin' }),
   },
-  { name: "a removal of tenant B's assignee from tenant A's service", method: 'DELETE', url: ({ A, B }) => `/api/services/${A.service.id}/users/${B.assignee.id}` },
-  { name: "a change of tenant B's service role assignment", method: 'PUT', url: ({ B }) => `/api/service-roles/${B.assignment.id}`, body: () => ({ role: 'admin' }) },
+  {
+    name: "a removal of tenant B's assignee from tenant A's service",
+    method: 'DELETE',
+    url: ({ A, B }) => `/api/services/${A.service.id}/users/${B.assignee.id}`,
+  },
+  {
+    name: "a change of tenant B's service role assignment",
+    method: 'PUT',
+    url: ({ B }) => `/api/service-roles/${B.assignment.id}`,
+    body: () => ({ role: 'admin' }),
+  },
   {
     name: "a reorder of tenant A's actor roles listing tenant B's",
     method: 'PATCH',

@@ -35,7 +35,8 @@ export function expectation(route: RegisteredRoute, rule: Exclude<RouteRule, 'pu
   const targetTenant = cell.target === 'own' ? home : cell.target === 'foreign' ? away : cell.target === 'missing' ? null : undefined;
   // An assignment raises the actor's role for capabilities of the service it names, the one their
   // own target belongs to, and for nothing else (CONTRACT section 4).
-  const raised = actor.assigned && targetTenant === home && cell.header !== 'other' && rule !== 'member' && rule !== 'self' && PERMISSIONS[rule].scope === 'service';
+  const raised =
+    actor.assigned && targetTenant === home && cell.header !== 'other' && rule !== 'member' && rule !== 'self' && PERMISSIONS[rule].scope === 'service';
   const rung = actor.superAdmin ? 'superAdmin' : raised ? higherRole(actor.role, actor.assigned) : actor.role;
   const holds = rule === 'member' || rule === 'self' ? true : PERMISSIONS[rule][rung];
 

@@ -139,9 +139,7 @@ const json = (body: unknown): Example => ({ body });
 
 function multipart(file: Buffer): Example {
   const boundary = 'isolation-boundary';
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="import.catalog"\r\nContent-Type: application/gzip\r\n\r\n`,
-  );
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="import.catalog"\r\nContent-Type: application/gzip\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { raw: { payload: Buffer.concat([head, file, tail]), contentType: `multipart/form-data; boundary=${boundary}` } };
 }
@@ -165,7 +163,8 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'PUT /api/tenants/:id': (_d, c) => json({ name: `Renamed ${c.unique}` }),
   'PATCH /api/tenants/:id/archive': () => json({}),
   'PATCH /api/tenants/:id/unarchive': () => json({}),
-  'POST /api/admin/users': (d, c) => json({ email: `probe-${c.unique}@example.com`, name: 'Probe', role: 'reader', tenantId: d.tenantId, password: 'probe-password' }),
+  'POST /api/admin/users': (d, c) =>
+    json({ email: `probe-${c.unique}@example.com`, name: 'Probe', role: 'reader', tenantId: d.tenantId, password: 'probe-password' }),
   'PATCH /api/admin/users/:id': () => json({ role: 'editor' }),
   'PATCH /api/admin/users/:id/tenants': (d) => json({ tenantIds: [d.tenantId] }),
   'POST /api/users': (_d, c) => json({ email: `probe-${c.unique}@example.com`, name: 'Probe', role: 'reader', password: 'probe-password' }),

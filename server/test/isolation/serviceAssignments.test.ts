@@ -90,7 +90,9 @@ describe.each(VARIANTS)('a %s raised to %s on one service', (role, assigned) => 
     const archive = await call(t.app, 'PATCH', `/api/services/${elsewhere.service.id}/archive`, as(token));
     expect(archive.statusCode).toBe(403);
     if (assigned === 'admin') {
-      expect((await call(t.app, 'PUT', `/api/services/${d.service.id}/users/${d.assignee.id}`, { ...as(token), body: { role: 'admin' } })).statusCode).toBe(200);
+      expect((await call(t.app, 'PUT', `/api/services/${d.service.id}/users/${d.assignee.id}`, { ...as(token), body: { role: 'admin' } })).statusCode).toBe(
+        200,
+      );
       expect((await call(t.app, 'PATCH', `/api/services/${d.service.id}/archive`, as(token))).statusCode).toBe(200);
     }
   });

@@ -97,16 +97,7 @@ export function missingDataset(): Dataset {
 }
 
 export type ActorName =
-  | 'signedOut'
-  | 'reader'
-  | 'editor'
-  | 'admin'
-  | 'adminOfB'
-  | 'superAdmin'
-  | 'impersonation'
-  | 'readerAsEditor'
-  | 'readerAsAdmin'
-  | 'editorAsAdmin';
+  'signedOut' | 'reader' | 'editor' | 'admin' | 'adminOfB' | 'superAdmin' | 'impersonation' | 'readerAsEditor' | 'readerAsAdmin' | 'editorAsAdmin';
 export const ACTORS: ActorName[] = [
   'signedOut',
   'reader',

@@ -118,14 +118,22 @@ describe.skipIf(!base)('the change stream across three server processes on one P
     quarter = service.body.service.timeline[0];
     const category = await send(servers[0]!, 'POST', '/api/categories', tokens.editor!, { serviceId, name: 'Core', position: 0 }, t);
     for (const title of ['Public one', 'Public two']) {
-      const aspect = await send(servers[0]!, 'POST', '/api/aspects', tokens.editor!, { serviceId, categoryId: category.body.category.id, title, description: '', isPublic: true }, t);
+      const aspect = await send(
+        servers[0]!,
+        'POST',
+        '/api/aspects',
+        tokens.editor!,
+        { serviceId, categoryId: category.body.category.id, title, description: '', isPublic: true },
+        t,
+      );
       expect(aspect.status).toBe(201);
       aspectIds.push(aspect.body.aspect.id);
     }
   }, 180_000);
 
   const tenantHeaders = () => ({ 'x-tenant-slug': tenant.slug });
-  const full = (server: RunningServer, token: string, headers: Record<string, string> = {}) => send(server, 'GET', `/api/services/${serviceId}/full`, token, undefined, { ...tenantHeaders(), ...headers });
+  const full = (server: RunningServer, token: string, headers: Record<string, string> = {}) =>
+    send(server, 'GET', `/api/services/${serviceId}/full`, token, undefined, { ...tenantHeaders(), ...headers });
 
   it(`shows a write made through one process through every other (${TRIALS} trials), never answering 304 to what it was told is old`, async () => {
     // Every process holds the service warm for the reader.
@@ -134,7 +142,14 @@ describe.skipIf(!base)('the change stream across three server processes on one P
     for (let n = 0; n < TRIALS; n++) {
       const value = `Value ${n} ${Date.now()}`;
       const before = await Promise.all(others(n).map((s) => full(s, tokens.reader!)));
-      const wrote = await send(via(n), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[n % 2], timeBucket: quarter, value }, tenantHeaders());
+      const wrote = await send(
+        via(n),
+        'POST',
+        '/api/availabilities',
+        tokens.editor!,
+        { aspectId: aspectIds[n % 2], timeBucket: quarter, value },
+        tenantHeaders(),
+      );
       expect(wrote.status).toBe(200);
       await Promise.all(
         others(n).map(async (server, k) => {
@@ -185,7 +200,14 @@ describe.skipIf(!base)('the change stream across three server processes on one P
 
     // A private flag: the reader's copy loses the aspect through every process.
     for (const server of servers) expect(JSON.stringify((await full(server, tokens.reader!)).body)).toContain('Public two');
-    const hidden = await send(via(1), 'PUT', `/api/aspects/${aspectIds[1]}`, tokens.editor!, { title: 'Public two', description: '', isPublic: false }, tenantHeaders());
+    const hidden = await send(
+      via(1),
+      'PUT',
+      `/api/aspects/${aspectIds[1]}`,
+      tokens.editor!,
+      { title: 'Public two', description: '', isPublic: false },
+      tenantHeaders(),
+    );
     expect(hidden.status).toBe(200);
     await expectEverywhere('private flag', 1, async (s) => !JSON.stringify((await full(s, tokens.reader!)).body).includes('Public two'));
 
@@ -204,23 +226,32 @@ describe.skipIf(!base)('the change stream across three server processes on one P
     await admin.connect();
     try {
       for (const server of servers) expect((await full(server, tokens.reader!)).status).toBe(200);
-      const { rowCount } = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen catalog_changes'");
+      const { rowCount } = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen catalog_changes'",
+      );
       expect(rowCount).toBe(PROCESSES);
       // Written while the processes may not hear it: each reads again until it hears again, and
       // then reads everything again once.
       const value = `Written while deaf ${Date.now()}`;
-      expect((await send(via(0), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[0], timeBucket: quarter, value }, tenantHeaders())).status).toBe(200);
-      for (const server of others(0)) await until(`write during reconnection on ${server.base}`, async () => JSON.stringify((await full(server, tokens.reader!)).body).includes(value));
+      expect(
+        (await send(via(0), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[0], timeBucket: quarter, value }, tenantHeaders())).status,
+      ).toBe(200);
+      for (const server of others(0))
+        await until(`write during reconnection on ${server.base}`, async () => JSON.stringify((await full(server, tokens.reader!)).body).includes(value));
       for (const server of servers) await until(`${server.base} ready again`, async () => (await fetch(`${server.base}/api/health/ready`)).status === 200);
       const after = `Heard again ${Date.now()}`;
-      expect((await send(via(1), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[0], timeBucket: quarter, value: after }, tenantHeaders())).status).toBe(200);
-      for (const server of others(1)) await until(`write after reconnection on ${server.base}`, async () => JSON.stringify((await full(server, tokens.reader!)).body).includes(after));
+      expect(
+        (await send(via(1), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[0], timeBucket: quarter, value: after }, tenantHeaders()))
+          .status,
+      ).toBe(200);
+      for (const server of others(1))
+        await until(`write after reconnection on ${server.base}`, async () => JSON.stringify((await full(server, tokens.reader!)).body).includes(after));
     } finally {
       await admin.end();
     }
   }, 60_000);
 
-  it("carries a write through one process to a page following another, with ids only", async () => {
+  it('carries a write through one process to a page following another, with ids only', async () => {
     const streams: SseStream[] = [];
     try {
       for (const server of servers.slice(1)) {
@@ -233,7 +264,14 @@ describe.skipIf(!base)('the change stream across three server processes on one P
       // The body above lacks a category: refused, nothing written, nothing announced.
       expect(created.status).toBe(400);
       const start = performance.now();
-      const wrote = await send(via(0), 'POST', '/api/availabilities', tokens.editor!, { aspectId: aspectIds[1], timeBucket: quarter, value: `${secret} value` }, tenantHeaders());
+      const wrote = await send(
+        via(0),
+        'POST',
+        '/api/availabilities',
+        tokens.editor!,
+        { aspectId: aspectIds[1], timeBucket: quarter, value: `${secret} value` },
+        tenantHeaders(),
+      );
       expect(wrote.status).toBe(200);
       const arrivals = await Promise.all(
         streams.map(async (s) => {
@@ -243,7 +281,11 @@ describe.skipIf(!base)('the change stream across three server processes on one P
         }),
       );
       for (const s of streams) expect(s.raw()).not.toContain(secret);
-      recordFigure('change-stream-sse', `A cell written through one process reached pages following the other two in ${arrivals.map((a) => a.toFixed(1)).join(' and ')} ms`, { arrivals });
+      recordFigure(
+        'change-stream-sse',
+        `A cell written through one process reached pages following the other two in ${arrivals.map((a) => a.toFixed(1)).join(' and ')} ms`,
+        { arrivals },
+      );
     } finally {
       for (const s of streams) s.close();
     }

@@ -42,7 +42,15 @@ function catalogFile(cycle: number): Buffer {
   const doc = {
     format: 'service-catalog',
     version: 1,
-    service: { name: `Crash import ${cycle}`, slug: `crash-import-${cycle}`, description: '', service_owner: '', subscription_model: '', icon_url: null, timeline: QUARTERS },
+    service: {
+      name: `Crash import ${cycle}`,
+      slug: `crash-import-${cycle}`,
+      description: '',
+      service_owner: '',
+      subscription_model: '',
+      icon_url: null,
+      timeline: QUARTERS,
+    },
     categories,
     aspects,
     availabilities: aspects.map((a) => ({ aspect_id: a.id, time_bucket: QUARTERS[0], value: `Imported ${a.id}` })),
@@ -54,8 +62,13 @@ function catalogFile(cycle: number): Buffer {
 
 function multipart(content: Buffer): { body: Buffer; headers: Record<string, string> } {
   const boundary = `----crash${Math.random().toString(16).slice(2)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="service.catalog"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-  return { body: Buffer.concat([head, content, Buffer.from(`\r\n--${boundary}--\r\n`)]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="service.catalog"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  return {
+    body: Buffer.concat([head, content, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
 }
 
 interface Tally {
@@ -89,7 +102,11 @@ async function crashCycles(database: 'embedded' | 'postgres', databaseUrl?: stri
       expect(service.status).toBe(201);
       const category = await api.request('POST', '/api/categories', { serviceId: service.body.service.id, name: 'Writes' });
       for (let i = 0; i < ASPECTS; i++) {
-        const aspect = await api.request('POST', '/api/aspects', { serviceId: service.body.service.id, categoryId: category.body.category.id, title: `Target ${i}` });
+        const aspect = await api.request('POST', '/api/aspects', {
+          serviceId: service.body.service.id,
+          categoryId: category.body.category.id,
+          title: `Target ${i}`,
+        });
         expect(aspect.status).toBe(201);
         aspectIds.push(aspect.body.aspect.id);
         acknowledged.set(aspect.body.aspect.id, new Set());
@@ -195,23 +212,33 @@ function report(database: string, t: Tally) {
 
 describe('crash safety', () => {
   // The PostgreSQL run of the suite (TEST_DATABASE_URL) covers PostgreSQL; the embedded run, the embedded database.
-  if (!process.env.TEST_DATABASE_URL) it(`keeps every acknowledged write and import across ${CYCLES} kill -9 on the embedded database`, async () => {
-    const tally = await crashCycles('embedded');
-    report('embedded', tally);
-    expect(tally.kills).toBe(CYCLES);
-    expect(tally.acknowledgedWrites).toBeGreaterThan(0);
-    // Imports must be acknowledged inside the kill window too, or the figure would say nothing of them.
-    if (CYCLES >= 10) expect(tally.acknowledgedImports).toBeGreaterThan(0);
-  }, 60_000 + CYCLES * 30_000);
+  if (!process.env.TEST_DATABASE_URL)
+    it(
+      `keeps every acknowledged write and import across ${CYCLES} kill -9 on the embedded database`,
+      async () => {
+        const tally = await crashCycles('embedded');
+        report('embedded', tally);
+        expect(tally.kills).toBe(CYCLES);
+        expect(tally.acknowledgedWrites).toBeGreaterThan(0);
+        // Imports must be acknowledged inside the kill window too, or the figure would say nothing of them.
+        if (CYCLES >= 10) expect(tally.acknowledgedImports).toBeGreaterThan(0);
+      },
+      60_000 + CYCLES * 30_000,
+    );
 
-  if (process.env.TEST_DATABASE_URL) it(`keeps every acknowledged write and import across ${CYCLES} kill -9 on PostgreSQL`, async () => {
-    const db = await createPostgresDatabase(process.env.TEST_DATABASE_URL!, 'catalog_crash');
-    cleanups.push(db.drop);
-    const tally = await crashCycles('postgres', db.url);
-    report('postgres', tally);
-    expect(tally.kills).toBe(CYCLES);
-    expect(tally.acknowledgedWrites).toBeGreaterThan(0);
-    // Imports must be acknowledged inside the kill window too, or the figure would say nothing of them.
-    if (CYCLES >= 10) expect(tally.acknowledgedImports).toBeGreaterThan(0);
-  }, 60_000 + CYCLES * 30_000);
+  if (process.env.TEST_DATABASE_URL)
+    it(
+      `keeps every acknowledged write and import across ${CYCLES} kill -9 on PostgreSQL`,
+      async () => {
+        const db = await createPostgresDatabase(process.env.TEST_DATABASE_URL!, 'catalog_crash');
+        cleanups.push(db.drop);
+        const tally = await crashCycles('postgres', db.url);
+        report('postgres', tally);
+        expect(tally.kills).toBe(CYCLES);
+        expect(tally.acknowledgedWrites).toBeGreaterThan(0);
+        // Imports must be acknowledged inside the kill window too, or the figure would say nothing of them.
+        if (CYCLES >= 10) expect(tally.acknowledgedImports).toBeGreaterThan(0);
+      },
+      60_000 + CYCLES * 30_000,
+    );
 });

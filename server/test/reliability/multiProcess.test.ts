@@ -175,7 +175,11 @@ function limitChecks(store: 'postgres' | 'redis', serversOf: () => RunningServer
     for (const wait of waits) expect(wait).toBeGreaterThan(15 * 60 - 60);
     // Another address is not slowed for the account: the owner still signs in.
     expect((await login(servers[0]!, ADMIN_PASSWORD, address())).status).toBe(200);
-    recordFigure(`several-processes-sign-in-${store}`, `${PAIR_LIMIT} failures spread over ${PROCESSES} processes, then 429 from every process (Retry-After ${waits.join(', ')} s)`, { waits });
+    recordFigure(
+      `several-processes-sign-in-${store}`,
+      `${PAIR_LIMIT} failures spread over ${PROCESSES} processes, then 429 from every process (Retry-After ${waits.join(', ')} s)`,
+      { waits },
+    );
   }, 60_000);
 
   it(`holds the API rate limit across the processes (${store})`, async () => {

@@ -193,10 +193,7 @@ describe('database outage', () => {
   }, 60_000);
 
   it('lost no acknowledged write', async () => {
-    const rows = await database.db
-      .select({ value: availabilityHistory.value })
-      .from(availabilityHistory)
-      .where(eq(availabilityHistory.aspectId, aspectId));
+    const rows = await database.db.select({ value: availabilityHistory.value }).from(availabilityHistory).where(eq(availabilityHistory.aspectId, aspectId));
     const stored = new Set(rows.map((r) => r.value));
     const lost = acknowledged.filter((v) => !stored.has(v));
     expect(acknowledged.length).toBeGreaterThan(50);

@@ -64,19 +64,30 @@ export interface IconCase {
 }
 
 const same = (icon: string) => (stored: string) => expect(stored).toBe(icon);
-const safeSvg = (...kept: string[]) => (stored: string) => {
-  expect(stored).toMatch(/^data:image\/svg\+xml;base64,/);
-  const text = svgText(stored);
-  expect(unsafeSvg(text), text).toEqual([]);
-  // An svg root in the SVG namespace: what renders as an image.
-  expect(text).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-  for (const k of kept) expect(text).toContain(k);
-  // Sanitising again changes nothing: the stored value is a fixed point of the check.
-  expect(validateIcon(stored)).toBe(stored);
-};
+const safeSvg =
+  (...kept: string[]) =>
+  (stored: string) => {
+    expect(stored).toMatch(/^data:image\/svg\+xml;base64,/);
+    const text = svgText(stored);
+    expect(unsafeSvg(text), text).toEqual([]);
+    // An svg root in the SVG namespace: what renders as an image.
+    expect(text).toMatch(/^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    for (const k of kept) expect(text).toContain(k);
+    // Sanitising again changes nothing: the stored value is a fixed point of the check.
+    expect(validateIcon(stored)).toBe(stored);
+  };
 export const svgUrl = (text: string) => dataUrl('image/svg+xml', text);
-const hostile = (name: string, text: string, ...kept: string[]): IconCase => ({ name, icon: svgUrl(text), accept: safeSvg('<rect', ...kept), hostileSvg: text });
-const refused = (name: string, icon: unknown, status: number, message: string, importMessage?: string | RegExp): IconCase => ({ name, icon, refuse: { status, message, importMessage } });
+const hostile = (name: string, text: string, ...kept: string[]): IconCase => ({
+  name,
+  icon: svgUrl(text),
+  accept: safeSvg('<rect', ...kept),
+  hostileSvg: text,
+});
+const refused = (name: string, icon: unknown, status: number, message: string, importMessage?: string | RegExp): IconCase => ({
+  name,
+  icon,
+  refuse: { status, message, importMessage },
+});
 const tooLong = /^This \.catalog file is invalid: Too big: expected string to have <=200000 characters \(service\.icon_url\)$/;
 
 export const PNG_16 = png(16, 16);
@@ -89,10 +100,22 @@ export const ICON_CASES: IconCase[] = [
   { name: 'a PNG (16x16)', icon: dataUrl('image/png', PNG_16), accept: same(dataUrl('image/png', PNG_16)) },
   { name: 'a JPEG (16x16, as the browser writes it)', icon: dataUrl('image/jpeg', JPEG_16), accept: same(dataUrl('image/jpeg', JPEG_16)) },
   { name: 'a GIF (16x16)', icon: dataUrl('image/gif', GIF_16), accept: same(dataUrl('image/gif', GIF_16)) },
-  { name: 'an SVG (gradient, shapes, text, internal references)', icon: svgUrl(SVG_PLAIN), accept: safeSvg('viewBox="0 0 24 24"', 'fill="url(#g)"', 'xlink:href="#p"', 'rgb(232, 89, 12)', 'translate(0 1)', '>svc</text>') },
-  { name: 'an SVG without its namespace (as copied from a web page)', icon: svgUrl('<svg viewBox="0 0 24 24"><rect width="24" height="24" fill="#1c7ed6"/></svg>'), accept: safeSvg('<rect width="24"') },
+  {
+    name: 'an SVG (gradient, shapes, text, internal references)',
+    icon: svgUrl(SVG_PLAIN),
+    accept: safeSvg('viewBox="0 0 24 24"', 'fill="url(#g)"', 'xlink:href="#p"', 'rgb(232, 89, 12)', 'translate(0 1)', '>svc</text>'),
+  },
+  {
+    name: 'an SVG without its namespace (as copied from a web page)',
+    icon: svgUrl('<svg viewBox="0 0 24 24"><rect width="24" height="24" fill="#1c7ed6"/></svg>'),
+    accept: safeSvg('<rect width="24"'),
+  },
   { name: 'a PNG of exactly 256x256 pixels', icon: dataUrl('image/png', png(256, 256)), accept: same(dataUrl('image/png', png(256, 256))) },
-  { name: 'a PNG of exactly 100 KB', icon: dataUrl('image/png', png(16, 16, { padTo: ICON_MAX_BYTES })), accept: same(dataUrl('image/png', png(16, 16, { padTo: ICON_MAX_BYTES }))) },
+  {
+    name: 'a PNG of exactly 100 KB',
+    icon: dataUrl('image/png', png(16, 16, { padTo: ICON_MAX_BYTES })),
+    accept: same(dataUrl('image/png', png(16, 16, { padTo: ICON_MAX_BYTES }))),
+  },
 
   // Wrong types.
   refused('a WebP image', dataUrl('image/webp', WEBP), 400, M.invalidImageType),
@@ -116,7 +139,12 @@ export const ICON_CASES: IconCase[] = [
   refused('a PNG declared as SVG', dataUrl('image/svg+xml', PNG_16), 400, M.invalidFileType),
   refused('an HTML page declared as SVG', dataUrl('image/svg+xml', HTML), 400, M.invalidFileType),
   refused('a PNG signature with no image header', dataUrl('image/png', PNG_16.subarray(0, 12)), 400, M.invalidFileType),
-  refused('a JPEG signature with no frame header', dataUrl('image/jpeg', Buffer.concat([JPEG_16.subarray(0, 20), Buffer.from([0xff, 0xda, 0, 2])])), 400, M.invalidFileType),
+  refused(
+    'a JPEG signature with no frame header',
+    dataUrl('image/jpeg', Buffer.concat([JPEG_16.subarray(0, 20), Buffer.from([0xff, 0xda, 0, 2])])),
+    400,
+    M.invalidFileType,
+  ),
   refused('a GIF signature with a cut header', dataUrl('image/gif', GIF_16.subarray(0, 8)), 400, M.invalidFileType),
 
   // Oversized: bytes, then pixels (a small file must not declare a huge picture).
@@ -132,44 +160,96 @@ export const ICON_CASES: IconCase[] = [
   refused('a GIF whose frame is larger than its screen', dataUrl('image/gif', gif(16, 16, { width: 5000, height: 5000 })), 400, ICON_TOO_MANY_PIXELS),
 
   // SVG with script: stored with the script removed.
-  hostile('an SVG with script elements', svg('<script>alert(1)</script><script xlink:href="https://evil.example/x.js"/><script type="text/ecmascript"><![CDATA[alert(2)]]></script>')),
-  hostile('an SVG with event handlers', svg('<circle r="4" onclick="alert(1)" onmouseover="alert(2)"/><g onfocusin="alert(3)"><rect width="1" height="1"/></g>', ' onload="alert(1)"'), '<circle r="4"'),
+  hostile(
+    'an SVG with script elements',
+    svg('<script>alert(1)</script><script xlink:href="https://evil.example/x.js"/><script type="text/ecmascript"><![CDATA[alert(2)]]></script>'),
+  ),
+  hostile(
+    'an SVG with event handlers',
+    svg('<circle r="4" onclick="alert(1)" onmouseover="alert(2)"/><g onfocusin="alert(3)"><rect width="1" height="1"/></g>', ' onload="alert(1)"'),
+    '<circle r="4"',
+  ),
   hostile('an SVG with a prefixed script element', svg('<svg:script xmlns:svg="http://www.w3.org/2000/svg">alert(1)</svg:script>')),
-  hostile('an SVG with foreignObject', svg('<foreignObject width="24" height="24"><body xmlns="http://www.w3.org/1999/xhtml"><iframe src="javascript:alert(1)"></iframe><img src="x" onerror="alert(1)"/></body></foreignObject>')),
+  hostile(
+    'an SVG with foreignObject',
+    svg(
+      '<foreignObject width="24" height="24"><body xmlns="http://www.w3.org/1999/xhtml"><iframe src="javascript:alert(1)"></iframe><img src="x" onerror="alert(1)"/></body></foreignObject>',
+    ),
+  ),
   hostile(
     'an SVG with javascript: links and animated links',
-    svg('<a href="javascript:alert(1)"><text>x</text></a><a xlink:href="javascript:alert(2)"><rect width="1" height="1"/></a><animate attributeName="href" values="javascript:alert(3)"/><set attributeName="onclick" to="alert(4)"/>'),
+    svg(
+      '<a href="javascript:alert(1)"><text>x</text></a><a xlink:href="javascript:alert(2)"><rect width="1" height="1"/></a><animate attributeName="href" values="javascript:alert(3)"/><set attributeName="onclick" to="alert(4)"/>',
+    ),
   ),
-  hostile('an SVG with a style element and style attributes', svg('<style>@import url(https://evil.example/a.css);rect{fill:url(https://evil.example/b.svg#p)}</style><rect style="fill:url(https://evil.example/c)" width="2" height="2"/>')),
+  hostile(
+    'an SVG with a style element and style attributes',
+    svg(
+      '<style>@import url(https://evil.example/a.css);rect{fill:url(https://evil.example/b.svg#p)}</style><rect style="fill:url(https://evil.example/c)" width="2" height="2"/>',
+    ),
+  ),
 
   // SVG with external references: stored without them.
-  hostile('an SVG with external images', svg('<image href="https://evil.example/p.png" width="24" height="24"/><image xlink:href="http://evil.example/q.png"/><image href="file:///etc/passwd"/>')),
-  hostile('an SVG using other files', svg('<use href="https://evil.example/sprite.svg#icon"/><use xlink:href="sprite.svg#icon"/><use href="//evil.example/s.svg#i"/><use href="#ok"/>'), '<use href="#ok"'),
+  hostile(
+    'an SVG with external images',
+    svg('<image href="https://evil.example/p.png" width="24" height="24"/><image xlink:href="http://evil.example/q.png"/><image href="file:///etc/passwd"/>'),
+  ),
+  hostile(
+    'an SVG using other files',
+    svg('<use href="https://evil.example/sprite.svg#icon"/><use xlink:href="sprite.svg#icon"/><use href="//evil.example/s.svg#i"/><use href="#ok"/>'),
+    '<use href="#ok"',
+  ),
   hostile(
     'an SVG with url() to other files in presentation attributes',
-    svg(`<rect width="4" height="4" fill="url(https://evil.example/p.svg#g)" filter="url('sprite.svg#f')" mask="url(&quot;//evil.example/m&quot;)" clip-path="url(#c)"/>`),
+    svg(
+      `<rect width="4" height="4" fill="url(https://evil.example/p.svg#g)" filter="url('sprite.svg#f')" mask="url(&quot;//evil.example/m&quot;)" clip-path="url(#c)"/>`,
+    ),
     'clip-path="url(#c)"',
   ),
   hostile(
     'an SVG hiding references behind CSS escapes and entities',
-    svg('<rect width="4" height="4" fill="\\75 rl(https://evil.example/a)"/><rect fill="u\\rl(https://evil.example/b)"/><rect fill="u&#114;l(https://evil.example/c)"/><use href="&#104;ttps://evil.example/d.svg#x"/>'),
+    svg(
+      '<rect width="4" height="4" fill="\\75 rl(https://evil.example/a)"/><rect fill="u\\rl(https://evil.example/b)"/><rect fill="u&#114;l(https://evil.example/c)"/><use href="&#104;ttps://evil.example/d.svg#x"/>',
+    ),
   ),
   hostile('an SVG with other fetching functions', svg(`<rect fill="image-set('https://evil.example/a.png' 1x)"/><rect fill="src(https://evil.example/b)"/>`)),
-  hostile('an SVG with data: URLs', svg('<use href="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=#x"/><image href="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;"/><rect fill="url(data:image/png;base64,AAAA)"/>')),
-  hostile('an SVG with filter images and font files', svg('<filter id="f"><feImage href="https://evil.example/p.png"/></filter><font-face><font-face-src><font-face-uri xlink:href="https://evil.example/f.svg#x"/></font-face-src></font-face>'), '<filter id="f"'),
+  hostile(
+    'an SVG with data: URLs',
+    svg(
+      '<use href="data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=#x"/><image href="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;"/><rect fill="url(data:image/png;base64,AAAA)"/>',
+    ),
+  ),
+  hostile(
+    'an SVG with filter images and font files',
+    svg(
+      '<filter id="f"><feImage href="https://evil.example/p.png"/></filter><font-face><font-face-src><font-face-uri xlink:href="https://evil.example/f.svg#x"/></font-face-src></font-face>',
+    ),
+    '<filter id="f"',
+  ),
   hostile(
     'an SVG with a stylesheet instruction, xml:base and XInclude inside',
-    svg('<?xml-stylesheet href="https://evil.example/x.css"?><xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd"/>', ' xml:base="https://evil.example/"'),
+    svg(
+      '<?xml-stylesheet href="https://evil.example/x.css"?><xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd"/>',
+      ' xml:base="https://evil.example/"',
+    ),
   ),
   hostile('an SVG declaring another namespace as its own', svg('').replace('xmlns="http://www.w3.org/2000/svg"', 'xmlns="http://www.w3.org/1999/xhtml"')),
 
   // SVG that is not a plain svg document: refused.
   refused(
     'an SVG declaring entities (XXE, billion laughs)',
-    svgUrl('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd"><!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>' + svg('<text>&xxe;&b;</text>')),
+    svgUrl(
+      '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd"><!ENTITY a "aaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>' +
+        svg('<text>&xxe;&b;</text>'),
+    ),
     400,
     M.invalidFileType,
   ),
-  refused('an SVG with a stylesheet instruction before the root', svgUrl(`<?xml version="1.0"?><?xml-stylesheet href="https://evil.example/x.css"?>${svg('')}`), 400, M.invalidFileType),
+  refused(
+    'an SVG with a stylesheet instruction before the root',
+    svgUrl(`<?xml version="1.0"?><?xml-stylesheet href="https://evil.example/x.css"?>${svg('')}`),
+    400,
+    M.invalidFileType,
+  ),
   refused('an SVG that is not well formed', svgUrl('<svg/onload=alert(1)>'), 400, M.invalidFileType),
 ];

@@ -41,7 +41,7 @@ function retryAfter(res: { statusCode: number; headers: Record<string, unknown> 
  */
 async function failuresFrom(email: string, address: string) {
   const delays: number[] = [];
-  for (let failures = 0; failures < 50; ) {
+  for (let failures = 0; failures < 50;) {
     const res = await login(email, 'wrong-password', address);
     if (res.statusCode === 401) {
       failures++;
@@ -86,10 +86,7 @@ describe('headers and limits', () => {
 
     // Calls per minute for one signed-in user.
     const token = (await login(user.email, PASSWORD, '10.3.0.1')).json().token as string;
-    const perMinute = await allowedBefore429(
-      () => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } }),
-      1000,
-    );
+    const perMinute = await allowedBefore429(() => t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } }), 1000);
     const overMinute = await t.app.inject({ method: 'GET', url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } });
 
     const big = await t.app.inject({

@@ -23,16 +23,7 @@ import {
   tenantMemberships,
 } from '../../db/schema';
 import { APP_ROLE, NO_SCOPE, tenantScope, withScope } from '../../db/scope';
-import {
-  assignServiceRole,
-  createAspect,
-  createCategory,
-  createService,
-  createTenant,
-  createUser,
-  setAvailability,
-  signIn,
-} from '../factories';
+import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, setAvailability, signIn } from '../factories';
 import { recordFigure } from './figures';
 
 /**
@@ -85,15 +76,21 @@ async function seedTenant(i: number) {
   const category = await createCategory(db, tenant.id, service.id);
   const aspect = await createAspect(db, tenant.id, service.id, category.id);
   await setAvailability(db, tenant.id, service.id, aspect.id, service.timeline[0]!, 'Available');
-  await db.insert(availabilityHistory).values({ tenantId: tenant.id, serviceId: service.id, aspectId: aspect.id, timeBucket: service.timeline[0]!, value: 'Available', changedBy: admin.email });
+  await db
+    .insert(availabilityHistory)
+    .values({ tenantId: tenant.id, serviceId: service.id, aspectId: aspect.id, timeBucket: service.timeline[0]!, value: 'Available', changedBy: admin.email });
   await db.insert(snapshots).values({ tenantId: tenant.id, serviceId: service.id, label: 'v1', data: {}, createdBy: admin.email });
   await db.insert(actorRoles).values({ tenantId: tenant.id, serviceId: service.id, roleName: 'Owner' });
   await db.insert(quickTemplates).values({ tenantId: tenant.id, serviceId: service.id, templateText: 'GA' });
   await assignServiceRole(db, tenant.id, service.id, admin.id, 'editor');
   await db.insert(auditLog).values({ tenantId: tenant.id, actorId: admin.id, action: 'service.create' });
-  await db.insert(impersonations).values({ superAdminId: sa.id, impersonatedUserId: admin.id, tenantId: tenant.id, tokenJti: `jti-${i}`, expiresAt: new Date(Date.now() + 60_000) });
+  await db
+    .insert(impersonations)
+    .values({ superAdminId: sa.id, impersonatedUserId: admin.id, tenantId: tenant.id, tokenJti: `jti-${i}`, expiresAt: new Date(Date.now() + 60_000) });
   const outsider = await createUser(db, (await createTenant(db)).id);
-  await db.insert(tenantInvitations).values({ tenantId: tenant.id, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', invitedBy: admin.id });
+  await db
+    .insert(tenantInvitations)
+    .values({ tenantId: tenant.id, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', invitedBy: admin.id });
   tenantIds.push(tenant.id);
   slugs.push(tenant.slug);
   return admin;
@@ -129,10 +126,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await dispose?.();
-  recordFigure('row-level-security', `${TENANT_OWNED.length} of ${TENANT_OWNED.length} tenant-owned tables under row-level security; 0 foreign rows in ${probes} unfiltered queries`, {
-    tables: TENANT_OWNED.map(getTableName),
-    probes,
-  });
+  recordFigure(
+    'row-level-security',
+    `${TENANT_OWNED.length} of ${TENANT_OWNED.length} tenant-owned tables under row-level security; 0 foreign rows in ${probes} unfiltered queries`,
+    {
+      tables: TENANT_OWNED.map(getTableName),
+      probes,
+    },
+  );
 });
 
 describe('row-level security', () => {
@@ -220,19 +221,31 @@ describe('row-level security', () => {
 
   it('an unfiltered update changes only the own tenant and a row for another tenant is refused', async () => {
     const before = await count(services, tenantIds[1]);
-    const names = await database.db.select({ id: services.id, name: services.name }).from(services).where(sql`tenant_id = ${tenantIds[1]}`);
+    const names = await database.db
+      .select({ id: services.id, name: services.name })
+      .from(services)
+      .where(sql`tenant_id = ${tenantIds[1]}`);
     probes++;
     const renamed = await call(app, 'POST', '/api/test/unfiltered-rename', { token: tokens[0], tenant: slugs[0] });
     expect(renamed.statusCode).toBe(200);
     expect(new Set((renamed.json() as { tenantId: string }[]).map((r) => r.tenantId))).toEqual(new Set([tenantIds[0]]));
-    const after = await database.db.select({ id: services.id, name: services.name }).from(services).where(sql`tenant_id = ${tenantIds[1]}`);
+    const after = await database.db
+      .select({ id: services.id, name: services.name })
+      .from(services)
+      .where(sql`tenant_id = ${tenantIds[1]}`);
     expect(after).toEqual(names);
 
     probes++;
     const planted = await call(app, 'POST', '/api/test/foreign-insert', { token: tokens[0], tenant: slugs[0], body: { tenantId: tenantIds[1] } });
     expect(planted.statusCode).toBeGreaterThanOrEqual(400);
     expect(await count(services, tenantIds[1])).toBe(before);
-    expect((await database.db.select().from(services).where(sql`slug = 'planted'`)).length).toBe(0);
+    expect(
+      (
+        await database.db
+          .select()
+          .from(services)
+          .where(sql`slug = 'planted'`)
+      ).length,
+    ).toBe(0);
   });
-
 });

@@ -114,7 +114,8 @@ export const SVG_PLAIN = `<?xml version="1.0" encoding="UTF-8"?>
 </svg>`;
 
 /** An SVG document with the given content inside a plain icon. */
-export const svg = (inner: string, rootAttributes = '') => `<svg ${SVG_NS} viewBox="0 0 24 24"${rootAttributes}><rect width="24" height="24" fill="#1c7ed6"/>${inner}</svg>`;
+export const svg = (inner: string, rootAttributes = '') =>
+  `<svg ${SVG_NS} viewBox="0 0 24 24"${rootAttributes}><rect width="24" height="24" fill="#1c7ed6"/>${inner}</svg>`;
 
 /** A valid .catalog document with `aspects` aspects in one category, each with one availability. */
 export function catalogDocument(aspects = 1, availabilityEvery = 1) {
@@ -122,10 +123,29 @@ export function catalogDocument(aspects = 1, availabilityEvery = 1) {
     format: 'service-catalog',
     version: 1,
     exported_at: '2025-01-01T00:00:00.000Z',
-    service: { name: 'Imported', slug: 'imported', description: '<p>From a file</p>', service_owner: 'Ops', subscription_model: 'Monthly', icon_url: null as string | null, timeline: ['2025-Q1', '2025-Q2'] },
+    service: {
+      name: 'Imported',
+      slug: 'imported',
+      description: '<p>From a file</p>',
+      service_owner: 'Ops',
+      subscription_model: 'Monthly',
+      icon_url: null as string | null,
+      timeline: ['2025-Q1', '2025-Q2'],
+    },
     categories: [{ id: 'c1', name: 'Core', position: 0 }],
-    aspects: Array.from({ length: aspects }, (_, i) => ({ id: `a${i}`, category_id: 'c1', title: `Aspect ${i}`, description: '', is_public: i % 2 === 0, position: i })),
-    availabilities: Array.from({ length: Math.ceil(aspects / availabilityEvery) }, (_, i) => ({ aspect_id: `a${i * availabilityEvery}`, time_bucket: '2025-Q1', value: 'GA' })),
+    aspects: Array.from({ length: aspects }, (_, i) => ({
+      id: `a${i}`,
+      category_id: 'c1',
+      title: `Aspect ${i}`,
+      description: '',
+      is_public: i % 2 === 0,
+      position: i,
+    })),
+    availabilities: Array.from({ length: Math.ceil(aspects / availabilityEvery) }, (_, i) => ({
+      aspect_id: `a${i * availabilityEvery}`,
+      time_bucket: '2025-Q1',
+      value: 'GA',
+    })),
     roles: [{ role_name: 'Student', position: 0 }],
     templates: [{ template_text: 'Planned', position: 0 }],
   };
@@ -166,7 +186,9 @@ export function normalise(doc: CatalogDocument) {
   return {
     service: { ...doc.service, slug: undefined },
     categories: doc.categories.map((c) => [c.name, c.position]),
-    aspects: doc.aspects.map((a) => [category.get(a.category_id), a.title, a.description ?? '', a.is_public, a.position]).sort((x, y) => Number(x[4]) - Number(y[4])),
+    aspects: doc.aspects
+      .map((a) => [category.get(a.category_id), a.title, a.description ?? '', a.is_public, a.position])
+      .sort((x, y) => Number(x[4]) - Number(y[4])),
     availabilities: doc.availabilities.map((v) => `${aspect.get(v.aspect_id)}|${v.time_bucket}|${v.value}`).sort(),
     roles: doc.roles.map((r) => [r.role_name, r.position]),
     templates: doc.templates.map((r) => [r.template_text, r.position]),
@@ -183,7 +205,8 @@ export const withKey = (path: 'root' | 'service' | 'category' | 'aspect', key: s
   return validJson.slice(0, at) + insert + validJson.slice(at);
 };
 export const nested = (depth: number, open: string, close: string, inner = '1') => open.repeat(depth) + inner + close.repeat(depth);
-export const polluted = () => Object.keys(Object.prototype).length > 0 || ({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).admin !== undefined;
+export const polluted = () =>
+  Object.keys(Object.prototype).length > 0 || ({} as Record<string, unknown>).polluted !== undefined || ({} as Record<string, unknown>).admin !== undefined;
 
 export type Table = (typeof CATALOG_TABLES)[number];
 export type State = Record<Table, { n: number; digest: string }>;
@@ -197,5 +220,6 @@ export async function catalogState(db: Executor): Promise<State> {
   return Object.fromEntries(res.rows.map((r) => [r.t, { n: Number(r.n), digest: r.digest }])) as State;
 }
 
-export const deltas = (before: State, after: State) => Object.fromEntries(CATALOG_TABLES.map((table) => [table, after[table].n - before[table].n])) as Record<Table, number>;
+export const deltas = (before: State, after: State) =>
+  Object.fromEntries(CATALOG_TABLES.map((table) => [table, after[table].n - before[table].n])) as Record<Table, number>;
 export const noDeltas = () => Object.fromEntries(CATALOG_TABLES.map((table) => [table, 0])) as Record<Table, number>;

@@ -73,7 +73,12 @@ type Reply = Awaited<ReturnType<typeof call>>;
  * Runs one case: the database state before and after, a partial write counted whenever a refused
  * case changed anything, and the case counted clean only once every assertion has passed.
  */
-async function runCase(kind: 'icon' | 'catalog', outcome: 'refused' | 'accepted', send: () => Promise<Reply>, check: (res: Reply, before: State, after: State) => Promise<void> | void) {
+async function runCase(
+  kind: 'icon' | 'catalog',
+  outcome: 'refused' | 'accepted',
+  send: () => Promise<Reply>,
+  check: (res: Reply, before: State, after: State) => Promise<void> | void,
+) {
   const before = await state();
   const res = await send();
   const after = await state();
@@ -104,7 +109,8 @@ const ICON_ROUTES: IconRoute[] = ['create', 'edit', 'import'];
 let slugs = 0;
 
 async function sendIcon(route: IconRoute, icon: unknown): Promise<Reply> {
-  if (route === 'create') return call(t.app, 'POST', '/api/services', { ...admin(), body: { name: 'Icon case', slug: `icon-case-${++slugs}`, icon_url: icon } });
+  if (route === 'create')
+    return call(t.app, 'POST', '/api/services', { ...admin(), body: { name: 'Icon case', slug: `icon-case-${++slugs}`, icon_url: icon } });
   if (route === 'edit') return call(t.app, 'PUT', `/api/services/${target.id}`, { ...admin(), body: { name: target.name, icon_url: icon } });
   const doc = catalogDocument(1);
   (doc.service as Record<string, unknown>).icon_url = icon;
@@ -135,25 +141,30 @@ describe('icon matrix: create, edit and import', () => {
   for (const c of ICON_CASES) {
     for (const route of ICON_ROUTES) {
       it(`${c.refuse ? 'refuses' : 'accepts'} ${c.name} (${route})`, async () => {
-        await runCase('icon', c.refuse ? 'refused' : 'accepted', () => sendIcon(route, c.icon), async (res, before, after) => {
-          if (c.refuse) {
-            const wrapped = `${I.invalidContent}: ${c.refuse.message} (service.icon_url)`;
-            if (route === 'import') expectRefused(res, 400, c.refuse.importMessage ?? wrapped, before, after);
-            else expectRefused(res, c.refuse.status, c.refuse.message, before, after);
-            return;
-          }
-          expect(res.statusCode, res.body.slice(0, 300)).toBe({ create: 201, edit: 200, import: 201 }[route]);
-          const stored = res.json().service.icon_url as string;
-          c.accept!(stored);
-          const id = route === 'edit' ? target.id : (res.json().service.id as string);
-          const served = await call(t.app, 'GET', `/api/services/${id}`, admin());
-          expect(served.json().service.icon_url).toBe(stored);
-          const expected = route === 'create' ? { ...noDeltas(), services: 1, audit_log: 1 } : route === 'edit' ? noDeltas() : importDeltas(1, 1);
-          // An edit may or may not write an audit row; it adds no other row.
-          const got = deltas(before, after);
-          if (route === 'edit') got.audit_log = 0;
-          expect(got).toEqual(expected);
-        });
+        await runCase(
+          'icon',
+          c.refuse ? 'refused' : 'accepted',
+          () => sendIcon(route, c.icon),
+          async (res, before, after) => {
+            if (c.refuse) {
+              const wrapped = `${I.invalidContent}: ${c.refuse.message} (service.icon_url)`;
+              if (route === 'import') expectRefused(res, 400, c.refuse.importMessage ?? wrapped, before, after);
+              else expectRefused(res, c.refuse.status, c.refuse.message, before, after);
+              return;
+            }
+            expect(res.statusCode, res.body.slice(0, 300)).toBe({ create: 201, edit: 200, import: 201 }[route]);
+            const stored = res.json().service.icon_url as string;
+            c.accept!(stored);
+            const id = route === 'edit' ? target.id : (res.json().service.id as string);
+            const served = await call(t.app, 'GET', `/api/services/${id}`, admin());
+            expect(served.json().service.icon_url).toBe(stored);
+            const expected = route === 'create' ? { ...noDeltas(), services: 1, audit_log: 1 } : route === 'edit' ? noDeltas() : importDeltas(1, 1);
+            // An edit may or may not write an audit row; it adds no other row.
+            const got = deltas(before, after);
+            if (route === 'edit') got.audit_log = 0;
+            expect(got).toEqual(expected);
+          },
+        );
       });
     }
   }
@@ -198,7 +209,12 @@ interface CatalogCase {
   message: string | RegExp;
 }
 
-const file = (name: string, make: () => Buffer, status: number, message: string | RegExp): CatalogCase => ({ name, send: () => upload(make()), status, message });
+const file = (name: string, make: () => Buffer, status: number, message: string | RegExp): CatalogCase => ({
+  name,
+  send: () => upload(make()),
+  status,
+  message,
+});
 const invalidContent = (where: string) => new RegExp(`^This \\.catalog file is invalid: .+ \\(${where.replace(/\./g, '\\.')}\\)$`);
 
 const CATALOG_REFUSED: CatalogCase[] = [
@@ -212,19 +228,34 @@ const CATALOG_REFUSED: CatalogCase[] = [
   file('only the gzip magic bytes', () => Buffer.from([0x1f, 0x8b]), 400, I.corrupt),
   file('the first half of a valid file', () => gz(VALID).subarray(0, Math.floor(gz(VALID).length / 2)), 400, I.corrupt),
   file('a valid file without its last 8 bytes (checksum and size)', () => gz(VALID).subarray(0, gz(VALID).length - 8), 400, I.corrupt),
-  file('a valid file with a wrong checksum', () => {
-    const f = Buffer.from(gz(VALID));
-    f[f.length - 8] ^= 0xff;
-    return f;
-  }, 400, I.corrupt),
-  file('a damaged deflate stream', () => {
-    const f = Buffer.from(gz(VALID));
-    f[10] = 0xff;
-    return f;
-  }, 400, I.corrupt),
+  file(
+    'a valid file with a wrong checksum',
+    () => {
+      const f = Buffer.from(gz(VALID));
+      f[f.length - 8] ^= 0xff;
+      return f;
+    },
+    400,
+    I.corrupt,
+  ),
+  file(
+    'a damaged deflate stream',
+    () => {
+      const f = Buffer.from(gz(VALID));
+      f[10] = 0xff;
+      return f;
+    },
+    400,
+    I.corrupt,
+  ),
   // Gzip bombs and size limits.
   file('a gzip bomb: 1 GB of spaces in 1 MB', () => gzipBomb(10 * 1024 * 1024, 100), 413, I.tooLargeUnpacked),
-  file('a gzip bomb behind the start of a valid document', () => gzipBomb(10 * 1024 * 1024, 10, '{"format":"service-catalog","version":1,"service":{"name":"'), 413, I.tooLargeUnpacked),
+  file(
+    'a gzip bomb behind the start of a valid document',
+    () => gzipBomb(10 * 1024 * 1024, 10, '{"format":"service-catalog","version":1,"service":{"name":"'),
+    413,
+    I.tooLargeUnpacked,
+  ),
   file('a file over 10 MB', () => Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.alloc(10 * 1024 * 1024 + 10)]), 413, I.tooLargeCompressed),
   // Not a catalog document.
   file('a gzip inside a gzip', () => gzipSync(gz(VALID)), 400, I.badJson),
@@ -244,8 +275,18 @@ const CATALOG_REFUSED: CatalogCase[] = [
   file('100,000 nested arrays', () => gz(nested(100_000, '[', ']')), 400, I.tooDeep),
   file('100,000 nested objects', () => gz(nested(100_000, '{"a":', '}')), 400, I.tooDeep),
   file('100,000 nested arrays as the service name', () => gz(validJson.replace('"name":"Imported"', `"name":${nested(100_000, '[', ']')}`)), 400, I.tooDeep),
-  file('1,000 nested objects in an unknown field', () => gz(withKey('root', 'extra', nested(1000, '{"a":', '}'))), 400, /^This \.catalog file is invalid: .*extra/),
-  file('1,000 nested arrays as an aspect title', () => gz(validJson.replace('"title":"Aspect 0"', `"title":${nested(1000, '[', ']')}`)), 400, invalidContent('aspects.0.title')),
+  file(
+    '1,000 nested objects in an unknown field',
+    () => gz(withKey('root', 'extra', nested(1000, '{"a":', '}'))),
+    400,
+    /^This \.catalog file is invalid: .*extra/,
+  ),
+  file(
+    '1,000 nested arrays as an aspect title',
+    () => gz(validJson.replace('"title":"Aspect 0"', `"title":${nested(1000, '[', ']')}`)),
+    400,
+    invalidContent('aspects.0.title'),
+  ),
   // Prototype-pollution keys at several levels.
   file('__proto__ at the top', () => gz(withKey('root', '__proto__', '{"polluted":true}')), 400, I.forbiddenKey),
   file('__proto__ in the service', () => gz(withKey('service', '__proto__', '{"admin":true}')), 400, I.forbiddenKey),
@@ -257,15 +298,40 @@ const CATALOG_REFUSED: CatalogCase[] = [
   file('__proto__ spelt with JSON escapes', () => gz(withKey('root', '\\u005f\\u005fproto\\u005f\\u005f', '{"polluted":true}')), 400, I.forbiddenKey),
   // Content the database cannot hold, or that contradicts itself.
   file('a null character in a category name', () => gz({ ...VALID, categories: [{ id: 'c1', name: 'Core\u0000', position: 0 }] }), 400, I.nulCharacter),
-  file('a null character in an availability', () => gz({ ...VALID, availabilities: [{ aspect_id: 'a0', time_bucket: '2025-Q1', value: 'G\u0000A' }] }), 400, I.nulCharacter),
+  file(
+    'a null character in an availability',
+    () => gz({ ...VALID, availabilities: [{ aspect_id: 'a0', time_bucket: '2025-Q1', value: 'G\u0000A' }] }),
+    400,
+    I.nulCharacter,
+  ),
   file('an aspect of an unknown category', () => gz({ ...VALID, aspects: [{ ...VALID.aspects[0]!, category_id: 'nowhere' }] }), 400, invalidContent('aspects')),
   file('two aspects with one id', () => gz({ ...VALID, aspects: [VALID.aspects[0]!, VALID.aspects[0]!], availabilities: [] }), 400, invalidContent('aspects')),
   // How the file is sent.
-  { name: 'the file under another field name', send: () => uploadBody([{ field: 'upload', filename: 'service.catalog', content: gz(VALID) }]), status: 400, message: I.fileRequired },
-  { name: 'the file as a text field', send: () => uploadBody([{ field: 'file', content: 'H4sIAAAAAAAAA6uuBQBDv6ajAgAAAA==' }]), status: 400, message: I.fileRequired },
+  {
+    name: 'the file under another field name',
+    send: () => uploadBody([{ field: 'upload', filename: 'service.catalog', content: gz(VALID) }]),
+    status: 400,
+    message: I.fileRequired,
+  },
+  {
+    name: 'the file as a text field',
+    send: () => uploadBody([{ field: 'file', content: 'H4sIAAAAAAAAA6uuBQBDv6ajAgAAAA==' }]),
+    status: 400,
+    message: I.fileRequired,
+  },
   { name: 'no file, only a text field', send: () => uploadBody([{ field: 'note', content: 'hello' }]), status: 400, message: I.fileRequired },
-  { name: 'a JSON body instead of a file', send: () => call(t.app, 'POST', '/api/services/import', { ...admin(), body: VALID }), status: 400, message: I.fileRequired },
-  { name: 'a multipart body cut off inside the file', send: () => uploadBody([{ field: 'file', filename: 'service.catalog', content: gz(VALID) }], false), status: 400, message: I.incompleteUpload },
+  {
+    name: 'a JSON body instead of a file',
+    send: () => call(t.app, 'POST', '/api/services/import', { ...admin(), body: VALID }),
+    status: 400,
+    message: I.fileRequired,
+  },
+  {
+    name: 'a multipart body cut off inside the file',
+    send: () => uploadBody([{ field: 'file', filename: 'service.catalog', content: gz(VALID) }], false),
+    status: 400,
+    message: I.incompleteUpload,
+  },
 ];
 
 describe('.catalog matrix: refused files leave every catalog table unchanged', () => {
@@ -281,8 +347,11 @@ describe('.catalog matrix: refused files leave every catalog table unchanged', (
   it('refuses 100,001 aspects with the limit in the message', async () => {
     const doc = catalogDocument(100_001, 100);
     const started = Date.now();
-    await runCase('catalog', 'refused', () => upload(gz(doc)), (res, before, after) =>
-      expectRefused(res, 400, 'This .catalog file is invalid: Too big: expected array to have <=100000 items (aspects)', before, after),
+    await runCase(
+      'catalog',
+      'refused',
+      () => upload(gz(doc)),
+      (res, before, after) => expectRefused(res, 400, 'This .catalog file is invalid: Too big: expected array to have <=100000 items (aspects)', before, after),
     );
     timings['100,001 aspects refused'] = Date.now() - started;
   });
@@ -291,28 +360,48 @@ describe('.catalog matrix: refused files leave every catalog table unchanged', (
 describe('.catalog matrix: accepted files are imported whole', () => {
   it('imports a valid file: every row of it, given back by export', async () => {
     const doc = { ...VALID, service: { ...VALID.service, icon_url: dataUrl('image/png', PNG_16) } };
-    await runCase('catalog', 'accepted', () => upload(gz(doc)), async (res, before, after) => {
-      await expectImported(res, before, after, doc);
-    });
+    await runCase(
+      'catalog',
+      'accepted',
+      () => upload(gz(doc)),
+      async (res, before, after) => {
+        await expectImported(res, before, after, doc);
+      },
+    );
   });
 
   it('imports a file sent as several gzip members (valid gzip)', async () => {
     const text = Buffer.from(validJson);
     const f = Buffer.concat([gzipSync(text.subarray(0, 100)), gzipSync(text.subarray(100))]);
-    await runCase('catalog', 'accepted', () => upload(f), (res, before, after) => expectImported(res, before, after, VALID).then(() => undefined));
+    await runCase(
+      'catalog',
+      'accepted',
+      () => upload(f),
+      (res, before, after) => expectImported(res, before, after, VALID).then(() => undefined),
+    );
   });
 
   it('imports names that spell __proto__, constructor and prototype as plain text', async () => {
     const doc = catalogDocument(3);
     doc.service.name = '__proto__';
     doc.categories = [{ id: '__proto__', name: 'constructor', position: 0 }];
-    doc.aspects = doc.aspects.map((a, i) => ({ ...a, id: ['__proto__', 'constructor', 'prototype'][i]!, category_id: '__proto__', title: ['__proto__', 'constructor.prototype', 'prototype'][i]! }));
+    doc.aspects = doc.aspects.map((a, i) => ({
+      ...a,
+      id: ['__proto__', 'constructor', 'prototype'][i]!,
+      category_id: '__proto__',
+      title: ['__proto__', 'constructor.prototype', 'prototype'][i]!,
+    }));
     doc.availabilities = doc.aspects.map((a) => ({ aspect_id: a.id, time_bucket: '2025-Q1', value: '__proto__' }));
-    await runCase('catalog', 'accepted', () => upload(gz(doc)), async (res, before, after) => {
-      const created = await expectImported(res, before, after, doc);
-      expect(created.name).toBe('__proto__');
-      expect(polluted()).toBe(false);
-    });
+    await runCase(
+      'catalog',
+      'accepted',
+      () => upload(gz(doc)),
+      async (res, before, after) => {
+        const created = await expectImported(res, before, after, doc);
+        expect(created.name).toBe('__proto__');
+        expect(polluted()).toBe(false);
+      },
+    );
   });
 
   it('imports the first of two files and nothing of the second', async () => {
@@ -331,7 +420,11 @@ describe('.catalog matrix: accepted files are imported whole', () => {
   });
 
   it('imports a file that follows a text field', async () => {
-    const send = () => uploadBody([{ field: 'note', content: 'hello' }, { field: 'file', filename: 'service.catalog', content: gz(VALID) }]);
+    const send = () =>
+      uploadBody([
+        { field: 'note', content: 'hello' },
+        { field: 'file', filename: 'service.catalog', content: gz(VALID) },
+      ]);
     await runCase('catalog', 'accepted', send, (res, before, after) => expectImported(res, before, after, VALID).then(() => undefined));
   });
 

@@ -32,12 +32,16 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  recordFigure('stored-xss-server', `${unsafe} executable constructs in ${checked} sanitised outputs (${XSS_CORPUS.length} payloads through the API, ${PROPERTY_RUNS} property cases)`, {
-    corpus: XSS_CORPUS.length,
-    checked,
-    unsafe,
-    propertyRuns: PROPERTY_RUNS,
-  });
+  recordFigure(
+    'stored-xss-server',
+    `${unsafe} executable constructs in ${checked} sanitised outputs (${XSS_CORPUS.length} payloads through the API, ${PROPERTY_RUNS} property cases)`,
+    {
+      corpus: XSS_CORPUS.length,
+      checked,
+      unsafe,
+      propertyRuns: PROPERTY_RUNS,
+    },
+  );
   await t?.close();
 });
 
@@ -54,7 +58,9 @@ describe('the hostile corpus and its check', () => {
     for (const raw of ['<script>x</script>', '<p onclick=x>', '<a href="jav&#x09;ascript:x">', '<a href=" data:text/html,x">', '<svg>', '<p>a < b</p>']) {
       expect(executableConstructs(raw), raw).not.toEqual([]);
     }
-    expect(executableConstructs('<p>Plain <strong>bold</strong> <a href="https://example.com" target="_blank" rel="noopener noreferrer">link</a></p>')).toEqual([]);
+    expect(executableConstructs('<p>Plain <strong>bold</strong> <a href="https://example.com" target="_blank" rel="noopener noreferrer">link</a></p>')).toEqual(
+      [],
+    );
   });
 
   it('sanitises every payload to safe text that sanitising again leaves unchanged', () => {
@@ -110,20 +116,118 @@ describe('hostile rich text written through the API', () => {
 
 /** Pieces of markup that, combined at random, reach the corners of an HTML parser. */
 const FRAGMENTS = [
-  '<', '>', '/', '"', "'", '=', ' ', '\n', '\t', '\u0000', '&', ';', '#', '`', '-->', '<!--', '<![CDATA[', ']]>', '<!', '<?', '?>',
-  '<script>', '</script>', '<script', 'script', '<img', ' src=x', ' onerror=', ' onload=', ' onclick=', 'window.__xss.push(1)', 'alert(1)',
-  '<a', '<a href="', '<a href=', ' href=', 'javascript:', 'JaVaScRiPt:', 'data:text/html,', 'vbscript:', '&#106;', '&#x6A;', '&colon;', '&Tab;',
-  '&#x09;', '&lt;', '&gt;', '&quot;', '<svg', '<svg>', '</svg>', '<math>', '<mtext>', '<mglyph>', '<table>', '<style>', '</style>', '<noscript>',
-  '</noscript>', '<textarea>', '</textarea>', '<template>', '</template>', '<title>', '</title>', '<iframe', ' srcdoc=', '<object', '<embed',
-  '<form', ' action=', ' formaction=', '<base href=', '<meta http-equiv=refresh content="0;url=', ' style="', 'expression(', 'url(',
-  '<p>', '</p>', '<strong>', '</strong>', '<em>', '<ul><li>', '</li></ul>', '<h1>', '<br>', '<span>', '</span>', '<pre>', '<code>',
-  '<blockquote>', '</a>', ' title="', ' target=', ' rel=', 'https://example.com', 'mailto:x@example.com', '//evil.example', 'xlink:href=',
+  '<',
+  '>',
+  '/',
+  '"',
+  "'",
+  '=',
+  ' ',
+  '\n',
+  '\t',
+  '\u0000',
+  '&',
+  ';',
+  '#',
+  '`',
+  '-->',
+  '<!--',
+  '<![CDATA[',
+  ']]>',
+  '<!',
+  '<?',
+  '?>',
+  '<script>',
+  '</script>',
+  '<script',
+  'script',
+  '<img',
+  ' src=x',
+  ' onerror=',
+  ' onload=',
+  ' onclick=',
+  'window.__xss.push(1)',
+  'alert(1)',
+  '<a',
+  '<a href="',
+  '<a href=',
+  ' href=',
+  'javascript:',
+  'JaVaScRiPt:',
+  'data:text/html,',
+  'vbscript:',
+  '&#106;',
+  '&#x6A;',
+  '&colon;',
+  '&Tab;',
+  '&#x09;',
+  '&lt;',
+  '&gt;',
+  '&quot;',
+  '<svg',
+  '<svg>',
+  '</svg>',
+  '<math>',
+  '<mtext>',
+  '<mglyph>',
+  '<table>',
+  '<style>',
+  '</style>',
+  '<noscript>',
+  '</noscript>',
+  '<textarea>',
+  '</textarea>',
+  '<template>',
+  '</template>',
+  '<title>',
+  '</title>',
+  '<iframe',
+  ' srcdoc=',
+  '<object',
+  '<embed',
+  '<form',
+  ' action=',
+  ' formaction=',
+  '<base href=',
+  '<meta http-equiv=refresh content="0;url=',
+  ' style="',
+  'expression(',
+  'url(',
+  '<p>',
+  '</p>',
+  '<strong>',
+  '</strong>',
+  '<em>',
+  '<ul><li>',
+  '</li></ul>',
+  '<h1>',
+  '<br>',
+  '<span>',
+  '</span>',
+  '<pre>',
+  '<code>',
+  '<blockquote>',
+  '</a>',
+  ' title="',
+  ' target=',
+  ' rel=',
+  'https://example.com',
+  'mailto:x@example.com',
+  '//evil.example',
+  'xlink:href=',
 ];
 
 const htmlMix = fc
-  .array(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...FRAGMENTS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }, { weight: 1, arbitrary: fc.constantFrom(...XSS_CORPUS) }), {
-    maxLength: 30,
-  })
+  .array(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom(...FRAGMENTS) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+      { weight: 1, arbitrary: fc.constantFrom(...XSS_CORPUS) },
+    ),
+    {
+      maxLength: 30,
+    },
+  )
   .map((parts) => parts.join(''));
 
 describe('sanitizeRichText, property', () => {

@@ -7,12 +7,25 @@ import { RICH_TEXT_ATTRIBUTES, RICH_TEXT_TAGS, SAFE_URL_SCHEMES } from '../../..
  * whitespace and control characters browsers ignore), and no `<` outside a tag.
  */
 const ALLOWED_TAGS = new Set<string>(RICH_TEXT_TAGS);
-const FORBIDDEN_TAG = /<\s*\/?\s*(script|iframe|object|embed|svg|math|style|base|meta|form|link|template|noscript|frame|frameset|applet|portal|img|image|input|button|textarea|select|video|audio|source|xmp|plaintext|noembed|noframes|listing|title|isindex|keygen|marquee|details)\b/i;
+const FORBIDDEN_TAG =
+  /<\s*\/?\s*(script|iframe|object|embed|svg|math|style|base|meta|form|link|template|noscript|frame|frameset|applet|portal|img|image|input|button|textarea|select|video|audio|source|xmp|plaintext|noembed|noframes|listing|title|isindex|keygen|marquee|details)\b/i;
 const TAG = /<(\/?)([a-zA-Z][^\s/>]*)([^>]*)>/g;
 const ATTRIBUTE = /([^\s"'=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
 const URL_OR_CODE_ATTRIBUTES = new Set(['src', 'action', 'formaction', 'xlink:href', 'data', 'srcdoc', 'style', 'srcset', 'background', 'poster']);
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
-const NAMED: Record<string, string> = { colon: ':', tab: '\t', newline: '\n', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", sol: '/', lpar: '(', rpar: ')' };
+const NAMED: Record<string, string> = {
+  colon: ':',
+  tab: '\t',
+  newline: '\n',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  sol: '/',
+  lpar: '(',
+  rpar: ')',
+};
 
 /** Decodes numeric and the relevant named character references, as a browser does in an attribute. */
 export function decodeEntities(value: string): string {

@@ -112,7 +112,10 @@ export function CatalogPage() {
 
   const data = full.data;
   const timeline = data?.resolved_data.timeline ?? data?.service.timeline ?? [];
-  const catalog = useMemo(() => (data ? groupCatalog(data.categories, data.resolved_data.aspects, data.resolved_data.timeline ?? data.service.timeline) : null), [data]);
+  const catalog = useMemo(
+    () => (data ? groupCatalog(data.categories, data.resolved_data.aspects, data.resolved_data.timeline ?? data.service.timeline) : null),
+    [data],
+  );
   const quarter = quarterOf(address.get('quarter'), timeline);
   const archived = Boolean(data?.service.archived);
   const canEdit = Boolean(data?.permissions.canEdit) && !archived;
@@ -192,7 +195,13 @@ export function CatalogPage() {
                 { value: 'current', label: 'Current' },
               ]}
             />
-            <TextInput aria-label="Search aspects" placeholder="Search aspects..." value={searchInput} onChange={(e) => setSearchInput(e.currentTarget.value)} w={{ base: '100%', xs: 300 }} />
+            <TextInput
+              aria-label="Search aspects"
+              placeholder="Search aspects..."
+              value={searchInput}
+              onChange={(e) => setSearchInput(e.currentTarget.value)}
+              w={{ base: '100%', xs: 300 }}
+            />
           </Group>
           {mode === 'roadmap' ? (
             <Group gap="sm">
@@ -222,13 +231,27 @@ export function CatalogPage() {
           ) : null}
         </Group>
 
-        <CatalogTables catalog={catalog} searchInput={searchInput} mode={mode} timeline={timeline} quarter={quarter} editable={canEdit} handlers={handlers} emptyText={emptyText} />
+        <CatalogTables
+          catalog={catalog}
+          searchInput={searchInput}
+          mode={mode}
+          timeline={timeline}
+          quarter={quarter}
+          editable={canEdit}
+          handlers={handlers}
+          emptyText={emptyText}
+        />
       </Stack>
 
       {canEdit ? (
         <>
           <CreateCategoryModal serviceId={service.id} opened={creatingCategory} position={nextPosition} onClose={() => setCreatingCategory(false)} />
-          <CreateAspectModal serviceId={service.id} categories={orderedCategories} initialCategoryId={newAspectCategory} onClose={() => setNewAspectCategory(null)} />
+          <CreateAspectModal
+            serviceId={service.id}
+            categories={orderedCategories}
+            initialCategoryId={newAspectCategory}
+            onClose={() => setNewAspectCategory(null)}
+          />
           <EditCategoryModal category={editingCategory} onClose={() => setEditingCategory(null)} />
           <EditAspectModal
             serviceId={service.id}

@@ -91,8 +91,7 @@ export function DashboardPage() {
   const actions: ServiceActions = useMemo(
     () => ({
       onArchive: (service) => setPending({ kind: 'archive', service }),
-      onUnarchive: (service) =>
-        unarchiveService(service.id, { onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)) }),
+      onUnarchive: (service) => unarchiveService(service.id, { onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)) }),
       onHardDelete: (service) => setPending({ kind: 'hardDelete', service }),
     }),
     [unarchiveService],

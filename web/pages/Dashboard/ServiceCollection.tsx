@@ -35,7 +35,15 @@ function ArchivedBadge() {
   );
 }
 
-const ServiceCard = memo(function ServiceCard({ service, permissions, actions }: { service: Service; permissions: ServicePermissions; actions: ServiceActions }) {
+const ServiceCard = memo(function ServiceCard({
+  service,
+  permissions,
+  actions,
+}: {
+  service: Service;
+  permissions: ServicePermissions;
+  actions: ServiceActions;
+}) {
   const summary = htmlToText(service.description);
   return (
     <Card withBorder radius="md" padding="lg" className="service-card" data-testid="service-card">

@@ -18,10 +18,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 /** The frozen roadmap of one snapshot, read-only. */
 function SnapshotView({ snapshot, onClose }: { snapshot: SnapshotSummary | null; onClose: () => void }) {
   const full = useSnapshot(snapshot?.id ?? null);
-  const groups = useMemo(
-    () => (full.data ? groupCatalog(full.data.data.categories, full.data.data.resolved_data.aspects).groups : []),
-    [full.data],
-  );
+  const groups = useMemo(() => (full.data ? groupCatalog(full.data.data.categories, full.data.data.resolved_data.aspects).groups : []), [full.data]);
   return (
     <CatalogModal opened={Boolean(snapshot)} onClose={onClose} title={snapshot ? `Snapshot: ${snapshot.label}` : 'Snapshot'} size="90%">
       {full.isLoading ? (
@@ -29,8 +26,8 @@ function SnapshotView({ snapshot, onClose }: { snapshot: SnapshotSummary | null;
       ) : full.data ? (
         <Stack gap="sm">
           <Text size="sm" c="dimmed">
-            {snapshot?.visibility === 'public' ? 'Public snapshot (public aspects only)' : 'Internal snapshot'}, taken by{' '}
-            {snapshot?.created_by} on {snapshot ? when(snapshot.created_at) : ''}.
+            {snapshot?.visibility === 'public' ? 'Public snapshot (public aspects only)' : 'Internal snapshot'}, taken by {snapshot?.created_by} on{' '}
+            {snapshot ? when(snapshot.created_at) : ''}.
           </Text>
           <RoadmapTable
             groups={groups}
