@@ -48,7 +48,7 @@ export interface BrowserOptions {
 }
 
 /** Builds the web app for production into `outDir` (as npm start serves it). */
-async function buildWebApp(outDir: string): Promise<void> {
+export async function buildWebApp(outDir: string): Promise<void> {
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
@@ -58,7 +58,7 @@ async function buildWebApp(outDir: string): Promise<void> {
   }
 }
 
-function chromiumPath(): string | undefined {
+export function chromiumPath(): string | undefined {
   for (const p of [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (p && existsSync(p)) return p;
   return undefined;
 }

@@ -29,22 +29,21 @@
  *   node --import tsx bench/lists.ts   (BENCH_SCALE, BENCH_RUNS, BENCH_PORT as npm run bench;
  *   BENCH_LISTS_DATABASE_URL or DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { build } from 'vite';
 import { SEARCH_DEBOUNCE_MS } from '../common/limits';
 import { addQuarters, quarterOf } from '../common/quarters';
 import { Client, median } from './http';
 import { benchDatabase } from './memory';
 import { ADMIN, rawGet, startServer, type RunningServer } from './server';
 import { listInstrument, type KeyTimes, type ListPageConfig } from './listsPage';
+import { buildWebApp, chromiumPath } from './browser';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const VIEWPORT = { width: 1280, height: 860 };
 const KB = 1024;
@@ -313,21 +312,6 @@ async function apiFigure(client: Client, path: string, slug: string | undefined,
 
 // ---------------------------------------------------------------------------------------------
 // Browser figures
-
-async function buildWebApp(outDir: string): Promise<void> {
-  const nodeEnv = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'production';
-  try {
-    await build({ configFile: join(ROOT, 'vite.config.ts'), mode: 'production', logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-  } finally {
-    process.env.NODE_ENV = nodeEnv;
-  }
-}
-
-function chromiumPath(): string | undefined {
-  for (const p of [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (p && existsSync(p)) return p;
-  return undefined;
-}
 
 async function signedIn(browser: Browser, base: string, email: string): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: VIEWPORT });

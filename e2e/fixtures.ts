@@ -1,4 +1,4 @@
-import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
+import { test as base, expect, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 
 export const ADMIN = { email: process.env.E2E_ADMIN_EMAIL ?? 'admin@example.com', password: process.env.E2E_ADMIN_PASSWORD ?? 'admin-password-e2e' };
@@ -70,6 +70,22 @@ export async function seedUsers(send: Awaited<ReturnType<typeof apiAs>>['send'],
  * Every test's page fails the test on an uncaught error in the page (a render loop, a crash
  * showing the error screen), even where the test's own checks still pass.
  */
+/**
+ * Scrolls a windowed, paged panel to its end until `row` is in the page (each end asks for the
+ * next page), then checks that it is in view.
+ */
+export async function scrollPanelUntil(page: Page, panel: Locator, row: Locator) {
+  for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
+    // The page scrolls to the panel's end, and the panel to its last row.
+    await panel.evaluate((el) => {
+      el.scrollIntoView({ block: 'end' });
+      el.scrollTo({ top: el.scrollHeight });
+    });
+    await page.waitForTimeout(150);
+  }
+  await expect(row).toBeInViewport();
+}
+
 export const test = base.extend<{ page: Page }>({
   page: async ({ page }, use) => {
     const errors: string[] = [];

@@ -1,4 +1,4 @@
-import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, seedUsers, test } from './fixtures';
+import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, scrollPanelUntil, seedUsers, test } from './fixtures';
 
 const COUNT = 300;
 
@@ -31,16 +31,7 @@ test.describe('large lists', () => {
     await expect(panel.getByRole('row', { name: /Aaron Admin/ })).toBeVisible();
 
     // Scrolling the panel to its end loads the following pages until the last row.
-    const lastRow = panel.getByRole('row', { name: new RegExp(last) });
-    for (let i = 0; i < 40 && (await lastRow.count()) === 0; i++) {
-      // The page scrolls to the panel's end, and the panel to its last row.
-      await panel.evaluate((el) => {
-        el.scrollIntoView({ block: 'end' });
-        el.scrollTo({ top: el.scrollHeight });
-      });
-      await page.waitForTimeout(150);
-    }
-    await expect(lastRow).toBeInViewport();
+    await scrollPanelUntil(page, panel, panel.getByRole('row', { name: new RegExp(last) }));
     await expect(panel.getByRole('table')).toHaveAttribute('aria-rowcount', String(COUNT + 2));
     await expectAccessible(page, 'tenant settings scrolled to the end');
 

@@ -1,4 +1,4 @@
-import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, test } from './fixtures';
+import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, scrollPanelUntil, test } from './fixtures';
 
 const COUNT = 300;
 
@@ -45,14 +45,7 @@ test.describe('super admin panel with hundreds of tenants', () => {
 
     // Scrolling the panel to its end loads the following pages until the last row.
     const lastRow = panel.getByRole('row', { name: new RegExp(last) });
-    for (let i = 0; i < 40 && (await lastRow.count()) === 0; i++) {
-      await panel.evaluate((el) => {
-        el.scrollIntoView({ block: 'end' });
-        el.scrollTo({ top: el.scrollHeight });
-      });
-      await page.waitForTimeout(150);
-    }
-    await expect(lastRow).toBeInViewport();
+    await scrollPanelUntil(page, panel, lastRow);
     await expect(panel.getByRole('table')).toHaveAttribute('aria-rowcount', String(total + 1));
     await expectAccessible(page, 'tenant management scrolled to the end');
 
