@@ -1,4 +1,4 @@
--- Row-level security on every tenant-owned table (docs/decisions/0007-row-level-security.md).
+-- Row-level security on every tenant-owned table (docs/decisions/0004-row-level-security.md).
 -- The application works as catalog_app, a role that owns nothing and cannot bypass row-level
 -- security; each of its connections says whose rows it may touch in two settings:
 --   catalog.scope      'tenant' (only catalog.tenant_id's rows), 'system' (every tenant's rows),

@@ -1,7 +1,7 @@
 -- The availability writes (migrations 0002 and 0003) also answer the service's version after each
 -- applied write, service_version (null when nothing was written). A process that knows which
 -- versions its own availability writes made, and which aspect each touched, can bring a /full body
--- it holds up to date by reading those aspects alone (server/routes/services/fullChanges.ts).
+-- it holds up to date by reading those aspects alone (server/routes/services/fullParts.ts).
 -- Otherwise the same functions, statement for statement: see 0002 and 0003 for why they are so.
 -- A function's result type cannot be changed in place, so both are made again.
 DROP FUNCTION catalog_write_availabilities(uuid, jsonb);
