@@ -11,6 +11,8 @@ export const USER_PAGE_DEFAULT = 100;
 export const USER_PAGE_MAX = 500;
 /** Without paging parameters a list of users or tenants answers at most this many rows. */
 export const USER_LIST_CAP = 10_000;
+/** Without paging parameters a tenant's service list answers at most this many services, by name. */
+export const SERVICE_LIST_CAP = 10_000;
 
 /** A tenant's services (the dashboard): a page's default and maximum. */
 export const SERVICE_PAGE_DEFAULT = 100;

@@ -2,13 +2,15 @@ import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
 import { likeText } from './admin';
+import { SERVICE_LIST_CAP } from '../../../common/schemas/paging';
 
 export type ServiceRow = typeof services.$inferSelect;
 type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 
+/** A tenant's services by name, at most `SERVICE_LIST_CAP` of them (GET /api/services without paging; decision 0114). */
 export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean }): Promise<ServiceRow[]> {
   const where = opts.includeArchived ? eq(services.tenantId, tenantId) : and(eq(services.tenantId, tenantId), eq(services.archived, false));
-  return db.select().from(services).where(where).orderBy(asc(services.name), asc(services.id));
+  return db.select().from(services).where(where).orderBy(asc(services.name), asc(services.id)).limit(SERVICE_LIST_CAP);
 }
 
 /** One page of a tenant's services: a search, after a (name, id) key, at most `limit` rows. */
