@@ -1,4 +1,4 @@
-import { Button, Checkbox, Group, Loader, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Loader, Select, Text, TextInput } from '@mantine/core';
 import type { UseFormReturnType } from '@mantine/form';
 import { CatalogModal, ModalCancelButton, useModalDirty } from '../../components/CatalogModal';
 import { lazy, Suspense, useEffect, useState } from 'react';
@@ -9,8 +9,7 @@ import { useSchemaForm } from '../../lib/schemaForm';
 import { DONE, notifySuccess } from '../../lib/notify';
 import { useCreateAspect, useDeleteAspect, useUpdateAspect, type Aspect, type Category } from '../../api/catalog';
 import { ChangedNotice } from './ChangedNotice';
-import { ErrorBox } from './ErrorBox';
-import { InlineConfirm } from './InlineConfirm';
+import { CatalogForm, EditActions, useDeleteStep } from './CatalogForm';
 import { useModalAction } from './useModalAction';
 
 const RichTextEditor = lazy(() => import('../../components/RichTextEditor'));
@@ -66,32 +65,23 @@ function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }:
   };
 
   return (
-    <form
-      onSubmit={form.onSubmit(
-        (values) => void submit(values),
-        () => setError(null),
-      )}
-      noValidate
-    >
-      <Stack gap="md">
-        <ErrorBox error={error} />
-        <Select
-          label="Category"
-          required
-          placeholder="Choose a category"
-          data={categories.map((c) => ({ value: c.id, label: c.name }))}
-          {...form.getInputProps('categoryId')}
-          allowDeselect={false}
-        />
-        <AspectFields form={form} />
-        <Group justify="flex-end">
-          <ModalCancelButton />
-          <Button type="submit" loading={create.isPending}>
-            Create Aspect
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <CatalogForm form={form} onValid={submit} onError={() => setError(null)} error={error}>
+      <Select
+        label="Category"
+        required
+        placeholder="Choose a category"
+        data={categories.map((c) => ({ value: c.id, label: c.name }))}
+        {...form.getInputProps('categoryId')}
+        allowDeselect={false}
+      />
+      <AspectFields form={form} />
+      <Group justify="flex-end">
+        <ModalCancelButton />
+        <Button type="submit" loading={create.isPending}>
+          Create Aspect
+        </Button>
+      </Group>
+    </CatalogForm>
   );
 }
 
@@ -124,7 +114,6 @@ function EditAspectForm({ aspect, latest, categories, onClose }: EditProps) {
   // Unsaved: a move, or a text that is not the stored one it started from.
   useModalDirty(categoryId !== aspect.category_id || !sameForm(form.values, formOf(basis)));
   const { error, setError, run } = useModalAction(onClose);
-  const [confirming, setConfirming] = useState(false);
   const update = useUpdateAspect();
   const remove = useDeleteAspect();
 
@@ -152,77 +141,47 @@ function EditAspectForm({ aspect, latest, categories, onClose }: EditProps) {
     }, M.failedUpdateAspect);
   };
 
-  const confirmDelete = () =>
-    run(
-      async () => {
-        await remove.mutateAsync(aspect.id);
-        notifySuccess(DONE.aspectDeleted);
-      },
-      M.failedDeleteAspect,
-      () => setConfirming(false),
-    );
+  const deletion = useDeleteStep(run, {
+    remove: () => remove.mutateAsync(aspect.id),
+    busy: remove.isPending,
+    done: DONE.aspectDeleted,
+    fallback: M.failedDeleteAspect,
+    message: `Delete the aspect "${aspect.title}" and its availabilities?`,
+    confirmLabel: 'Delete Aspect',
+  });
+  if (deletion.view) return deletion.view;
 
-  if (confirming) {
-    return (
-      <InlineConfirm
-        message={`Delete the aspect "${aspect.title}" and its availabilities?`}
-        confirmLabel="Delete Aspect"
-        busy={remove.isPending}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => setConfirming(false)}
-      />
-    );
-  }
   return (
-    <form
-      onSubmit={form.onSubmit(
-        (values) => void submit(values),
-        () => setError(null),
-      )}
-      noValidate
-    >
-      <Stack gap="md">
-        <ErrorBox error={error} />
-        <Select
-          label="Category"
-          required
-          data={categories.map((c) => ({ value: c.id, label: c.name }))}
-          {...form.getInputProps('categoryId')}
-          allowDeselect={false}
-        />
-        {changed && latest ? (
-          <ChangedNotice
-            onUseTheirs={() => {
-              form.setValues(formOf(latest));
-              setBasis(latest);
-            }}
-            onKeepMine={() => setBasis(latest)}
-          >
-            <Text size="sm">
-              Their title: <strong data-testid="their-version">{latest.title}</strong>
+    <CatalogForm form={form} onValid={submit} onError={() => setError(null)} error={error}>
+      <Select
+        label="Category"
+        required
+        data={categories.map((c) => ({ value: c.id, label: c.name }))}
+        {...form.getInputProps('categoryId')}
+        allowDeselect={false}
+      />
+      {changed && latest ? (
+        <ChangedNotice
+          onUseTheirs={() => {
+            form.setValues(formOf(latest));
+            setBasis(latest);
+          }}
+          onKeepMine={() => setBasis(latest)}
+        >
+          <Text size="sm">
+            Their title: <strong data-testid="their-version">{latest.title}</strong>
+          </Text>
+          {latest.description !== basis.description ? (
+            <Text size="sm" lineClamp={3}>
+              Their description: {htmlToText(latest.description) || '-'}
             </Text>
-            {latest.description !== basis.description ? (
-              <Text size="sm" lineClamp={3}>
-                Their description: {htmlToText(latest.description) || '-'}
-              </Text>
-            ) : null}
-            {latest.is_public !== basis.is_public ? <Text size="sm">{latest.is_public ? 'They made it public.' : 'They made it private.'}</Text> : null}
-          </ChangedNotice>
-        ) : null}
-        <AspectFields form={form} />
-        <Group justify="space-between">
-          <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>
-            Delete Aspect
-          </Button>
-          <Group gap="sm">
-            <ModalCancelButton />
-            <Button type="submit" loading={update.isPending}>
-              Save Changes
-            </Button>
-          </Group>
-        </Group>
-      </Stack>
-    </form>
+          ) : null}
+          {latest.is_public !== basis.is_public ? <Text size="sm">{latest.is_public ? 'They made it public.' : 'They made it private.'}</Text> : null}
+        </ChangedNotice>
+      ) : null}
+      <AspectFields form={form} />
+      <EditActions deleteLabel="Delete Aspect" onDelete={deletion.ask} saving={update.isPending} />
+    </CatalogForm>
   );
 }
 

@@ -1,13 +1,11 @@
-import { Button, Group, Stack, TextInput } from '@mantine/core';
+import { Button, Group, TextInput } from '@mantine/core';
 import { CatalogModal, ModalCancelButton, useModalDirty } from '../../components/CatalogModal';
-import { useState } from 'react';
 import { M } from '../../../common/messages';
 import { createCategorySchema, updateCategorySchema } from '../../../common/schemas/catalog';
 import { useSchemaForm } from '../../lib/schemaForm';
 import { DONE, notifySuccess } from '../../lib/notify';
 import { useCreateCategory, useDeleteCategory, useUpdateCategory, type Category } from '../../api/catalog';
-import { ErrorBox } from './ErrorBox';
-import { InlineConfirm } from './InlineConfirm';
+import { CatalogForm, EditActions, useDeleteStep } from './CatalogForm';
 import { useModalAction } from './useModalAction';
 
 const NAME_PLACEHOLDER = 'e.g., Core Features';
@@ -37,24 +35,15 @@ function CreateCategoryForm({ serviceId, position, onClose }: Omit<CreateProps, 
   };
 
   return (
-    <form
-      onSubmit={form.onSubmit(
-        (values) => void submit(values),
-        () => setError(null),
-      )}
-      noValidate
-    >
-      <Stack gap="md">
-        <ErrorBox error={error} />
-        <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} {...form.getInputProps('name')} data-autofocus />
-        <Group justify="flex-end">
-          <ModalCancelButton />
-          <Button type="submit" loading={create.isPending}>
-            Create Category
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+    <CatalogForm form={form} onValid={submit} onError={() => setError(null)} error={error}>
+      <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} {...form.getInputProps('name')} data-autofocus />
+      <Group justify="flex-end">
+        <ModalCancelButton />
+        <Button type="submit" loading={create.isPending}>
+          Create Category
+        </Button>
+      </Group>
+    </CatalogForm>
   );
 }
 
@@ -70,7 +59,6 @@ function EditCategoryForm({ category, onClose }: { category: Category; onClose: 
   const form = useSchemaForm(updateCategorySchema, { name: category.name });
   useModalDirty(form.isDirty());
   const { error, setError, run } = useModalAction(onClose);
-  const [confirming, setConfirming] = useState(false);
   const update = useUpdateCategory();
   const remove = useDeleteCategory();
 
@@ -82,51 +70,21 @@ function EditCategoryForm({ category, onClose }: { category: Category; onClose: 
     }, M.failedUpdateCategory);
   };
 
-  const confirmDelete = () =>
-    run(
-      async () => {
-        await remove.mutateAsync(category.id);
-        notifySuccess(DONE.categoryDeleted);
-      },
-      M.failedDeleteCategory,
-      () => setConfirming(false),
-    );
+  const deletion = useDeleteStep(run, {
+    remove: () => remove.mutateAsync(category.id),
+    busy: remove.isPending,
+    done: DONE.categoryDeleted,
+    fallback: M.failedDeleteCategory,
+    message: `Delete the category "${category.name}" and all its aspects?`,
+    confirmLabel: 'Delete Category',
+  });
+  if (deletion.view) return deletion.view;
 
-  if (confirming) {
-    return (
-      <InlineConfirm
-        message={`Delete the category "${category.name}" and all its aspects?`}
-        confirmLabel="Delete Category"
-        busy={remove.isPending}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => setConfirming(false)}
-      />
-    );
-  }
   return (
-    <form
-      onSubmit={form.onSubmit(
-        (values) => void submit(values),
-        () => setError(null),
-      )}
-      noValidate
-    >
-      <Stack gap="md">
-        <ErrorBox error={error} />
-        <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} {...form.getInputProps('name')} data-autofocus />
-        <Group justify="space-between">
-          <Button color="red.9" variant="outline" onClick={() => setConfirming(true)}>
-            Delete Category
-          </Button>
-          <Group gap="sm">
-            <ModalCancelButton />
-            <Button type="submit" loading={update.isPending}>
-              Save Changes
-            </Button>
-          </Group>
-        </Group>
-      </Stack>
-    </form>
+    <CatalogForm form={form} onValid={submit} onError={() => setError(null)} error={error}>
+      <TextInput label="Name" required placeholder={NAME_PLACEHOLDER} {...form.getInputProps('name')} data-autofocus />
+      <EditActions deleteLabel="Delete Category" onDelete={deletion.ask} saving={update.isPending} />
+    </CatalogForm>
   );
 }
 
