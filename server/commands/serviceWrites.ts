@@ -1,6 +1,6 @@
 import { M } from '../../common/messages';
 import { idSchema } from '../../common/schemas/catalog';
-import type { Executor } from '../db';
+import type { Db, Executor } from '../db';
 import { lockService, updateService, type ServiceRow } from '../db/queries/services';
 import { conflict, notFound } from '../errors';
 
@@ -32,4 +32,22 @@ export async function touchService(tx: Executor, tenantId: string, serviceId: st
   const row = await updateService(tx, tenantId, serviceId, {});
   if (!row) throw notFound(M.serviceNotFound);
   return row;
+}
+
+/**
+ * One change to a service's content, in one transaction: the service locked and writable (404 when
+ * gone, 409 when archived), the work, then the service's version bumped.
+ */
+export async function changeServiceContent<T>(
+  db: Db,
+  tenantId: string,
+  serviceId: string,
+  work: (tx: Executor, service: ServiceRow) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (tx) => {
+    const service = await loadWritableService(tx, tenantId, serviceId);
+    const result = await work(tx, service);
+    await touchService(tx, tenantId, serviceId);
+    return result;
+  });
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { SETTINGS_MESSAGES, settingsIdSchema } from '../../common/schemas/settings';
-import { assertWritable, loadWritableService, touchService } from '../commands/serviceWrites';
+import { assertWritable, changeServiceContent } from '../commands/serviceWrites';
 import type { Executor } from '../db/client';
 import { invalid, notFound } from '../errors';
 import { scope, serviceOf } from '../plugins/context';
@@ -72,12 +72,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       const input = parse(list.create, req.body);
       const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
       assertWritable(service);
-      const row = await db().transaction(async (tx) => {
-        await loadWritableService(tx, tenantId, service.id);
-        const created = await q.insert(tx, tenantId, service.id, input[list.text]);
-        await touchService(tx, tenantId, service.id);
-        return created;
-      });
+      const row = await changeServiceContent(db(), tenantId, service.id, (tx) => q.insert(tx, tenantId, service.id, input[list.text]));
       return reply.status(201).send({ [singular]: present(row) });
     });
 
@@ -85,22 +80,13 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       const id = parseId(req.params);
       const input = parse(list.update, req.body);
       const { row: current, tenantId } = await loadRow(req, id);
-      const row = await db().transaction(async (tx) => {
-        await loadWritableService(tx, tenantId, current.serviceId);
-        const updated = await q.update(tx, tenantId, current.id, input[list.text]);
-        await touchService(tx, tenantId, current.serviceId);
-        return updated;
-      });
+      const row = await changeServiceContent(db(), tenantId, current.serviceId, (tx) => q.update(tx, tenantId, current.id, input[list.text]));
       return { [singular]: present(row) };
     });
 
     app.delete(`${path}/:id`, async (req, reply) => {
       const { row, tenantId } = await loadRow(req, parseId(req.params));
-      await db().transaction(async (tx) => {
-        await loadWritableService(tx, tenantId, row.serviceId);
-        await q.remove(tx, tenantId, row.id);
-        await touchService(tx, tenantId, row.serviceId);
-      });
+      await changeServiceContent(db(), tenantId, row.serviceId, (tx) => q.remove(tx, tenantId, row.id));
       return reply.status(204).send();
     });
 
@@ -109,8 +95,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       const order = input[list.ids];
       const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
       assertWritable(service);
-      const rows = await db().transaction(async (tx) => {
-        await loadWritableService(tx, tenantId, service.id);
+      await changeServiceContent(db(), tenantId, service.id, async (tx) => {
         const current = await q.list(tx, tenantId, service.id);
         const ids = new Set(current.map((r) => r.id));
         const given = new Set(order);
@@ -119,9 +104,8 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
           throw invalid(SETTINGS_MESSAGES.reorderMismatch, list.ids);
         }
         await q.reorder(tx, tenantId, service.id, order);
-        await touchService(tx, tenantId, service.id);
-        return q.list(tx, tenantId, service.id);
       });
+      const rows = await q.list(db(), tenantId, service.id);
       return { [plural]: rows.map(present) };
     });
   };

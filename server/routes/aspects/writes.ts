@@ -18,7 +18,7 @@ import { loadAspect, loadCategory, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { conflict, invalid, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { loadWritableService, parsePathId, touchService } from '../../commands/serviceWrites';
+import { changeServiceContent, parsePathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 
 type IdParams = { Params: { id: string } };
@@ -31,8 +31,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const input = parse(createAspectSchema, req.body);
     await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
-    const aspect = await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, input.serviceId);
+    const aspect = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
       const category = await findCategory(tx, tenantId, input.categoryId);
       if (!category || category.serviceId !== input.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
       const row = await insertAspect(tx, {
@@ -44,7 +43,6 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
         isPublic: input.isPublic,
         position: await nextAspectPosition(tx, tenantId, category.id),
       });
-      await touchService(tx, tenantId, input.serviceId);
       return row;
     });
     return reply.status(201).send({ aspect: presentAspect(aspect, {}) });
@@ -55,8 +53,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const input = parse(updateAspectSchema, req.body);
     const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
-    const updated = await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, aspect.serviceId);
+    const updated = await changeServiceContent(db, tenantId, aspect.serviceId, async (tx) => {
       const current = await findAspect(tx, tenantId, aspect.id);
       if (!current) throw notFound();
       if (input.version !== undefined && input.version !== current.version) {
@@ -77,7 +74,6 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
         move = { from: { id: current.categoryId, name: source?.name ?? null }, to: { id: category.id, name: category.name } };
       }
       const row = await updateAspect(tx, tenantId, aspect.id, changes);
-      await touchService(tx, tenantId, aspect.serviceId);
       if (move) {
         await writeAudit(tx, actor, {
           tenantId,
@@ -95,10 +91,8 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   app.delete<IdParams>('/aspects/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
-    await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, aspect.serviceId);
+    await changeServiceContent(db, tenantId, aspect.serviceId, async (tx) => {
       await deleteAspect(tx, tenantId, aspect.id);
-      await touchService(tx, tenantId, aspect.serviceId);
       await writeAudit(tx, actor, {
         tenantId,
         action: 'aspect.delete',
@@ -115,16 +109,14 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const input = parse(reorderAspectsSchema, req.body);
     const { category } = await loadCategory(db, actor, tenantId, input.categoryId, 'catalog.edit');
-    const rows = await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, category.serviceId);
+    await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
       const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));
       const given = new Set(input.aspectIds);
       const exact = given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
       if (!exact) throw invalid(C.reorderMismatch, 'aspectIds');
       await setAspectPositions(tx, tenantId, category.id, input.aspectIds);
-      await touchService(tx, tenantId, category.serviceId);
-      return listAspects(tx, tenantId, category.serviceId, { includePrivate: true, categoryId: category.id });
     });
+    const rows = await listAspects(db, tenantId, category.serviceId, { includePrivate: true, categoryId: category.id });
     return { aspects: rows.map((a) => presentAspect(a)) };
   });
 }

@@ -7,7 +7,7 @@ import { loadCategory, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
-import { loadWritableService, parsePathId, touchService } from '../../commands/serviceWrites';
+import { changeServiceContent, parsePathId } from '../../commands/serviceWrites';
 
 type IdParams = { Params: { id: string } };
 
@@ -32,12 +32,9 @@ export default async function categoryRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const input = parse(createCategorySchema, req.body);
     await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
-    const category = await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, input.serviceId);
+    const category = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
       const position = input.position ?? (await nextCategoryPosition(tx, tenantId, input.serviceId));
-      const row = await insertCategory(tx, { tenantId, serviceId: input.serviceId, name: input.name, position });
-      await touchService(tx, tenantId, input.serviceId);
-      return row;
+      return insertCategory(tx, { tenantId, serviceId: input.serviceId, name: input.name, position });
     });
     return reply.status(201).send({ category: presentCategory(category) });
   });
@@ -46,11 +43,9 @@ export default async function categoryRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     const input = parse(updateCategorySchema, req.body);
     const category = await editableCategory(actor, tenantId, req.params.id);
-    const updated = await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, category.serviceId);
+    const updated = await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
       const row = await renameCategory(tx, tenantId, category.id, input.name);
       if (!row) throw notFound();
-      await touchService(tx, tenantId, category.serviceId);
       return row;
     });
     return { category: presentCategory(updated) };
@@ -60,10 +55,8 @@ export default async function categoryRoutes(app: FastifyInstance) {
   app.delete<IdParams>('/categories/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const category = await editableCategory(actor, tenantId, req.params.id);
-    await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, category.serviceId);
+    await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
       await deleteCategory(tx, tenantId, category.id);
-      await touchService(tx, tenantId, category.serviceId);
       await writeAudit(tx, actor, {
         tenantId,
         action: 'category.delete',

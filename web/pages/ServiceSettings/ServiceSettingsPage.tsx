@@ -23,7 +23,7 @@ import { CreateSnapshotModal } from './CreateSnapshotModal';
 import { DetailsTab } from './DetailsTab';
 import { MoveServiceModal } from './MoveServiceModal';
 import { SnapshotList } from './SnapshotList';
-import { TagEditor } from './TagEditor';
+import { TagEditor, type TagEditorProps } from './TagEditor';
 import { UserAssignmentsTab } from './UserAssignmentsTab';
 
 type Tab = 'details' | 'roles' | 'templates' | 'users';
@@ -35,6 +35,29 @@ const tabOf = (value: string | null): Tab => (value !== null && TABS.includes(va
 // The add fields as the add requests check them; the service is not typed.
 const roleNameSchema = createActorRoleSchema.pick({ roleName: true });
 const templateTextSchema = createQuickTemplateSchema.pick({ templateText: true });
+
+/** The two ordered tag lists of a service: what each tab says and checks. */
+const TAG_LISTS = {
+  roles: {
+    tab: 'roles',
+    label: 'Actor roles',
+    placeholder: 'Add new role...',
+    schema: roleNameSchema,
+    field: 'roleName',
+    addFallback: M.failedCreateActorRole,
+    deleteFallback: M.failedDeleteActorRole,
+  },
+  templates: {
+    tab: 'templates',
+    intro: 'Quick templates are ready-made availability texts that editors apply with one click in the availability editor.',
+    label: 'Quick templates',
+    placeholder: 'Add new template...',
+    schema: templateTextSchema,
+    field: 'templateText',
+    addFallback: M.failedCreateQuickTemplate,
+    deleteFallback: M.failedDeleteQuickTemplate,
+  },
+} as const;
 
 /** Service settings (spec section 2): details, actor roles, quick templates, user assignments and the service's actions. */
 export default function ServiceSettingsPage() {
@@ -159,37 +182,29 @@ export default function ServiceSettingsPage() {
           <Tabs.Panel value="details" pt="md">
             <DetailsTab service={service} readOnly={readOnly} />
           </Tabs.Panel>
-          <Tabs.Panel value="roles" pt="md">
-            <TagEditor
-              label="Actor roles"
-              items={roles.map((r) => ({ id: r.id, text: r.role_name }))}
-              placeholder="Add new role..."
-              schema={roleNameSchema}
-              field="roleName"
-              addFallback={M.failedCreateActorRole}
-              deleteFallback={M.failedDeleteActorRole}
-              onAdd={(text) => addRole.mutateAsync(text).then(() => notifySuccess(DONE.roleAdded))}
-              onDelete={(id) => deleteRole.mutateAsync(id).then(() => notifySuccess(DONE.roleDeleted))}
-              disabled={readOnly}
-            />
-          </Tabs.Panel>
-          <Tabs.Panel value="templates" pt="md">
-            <Text size="sm" mb="sm">
-              Quick templates are ready-made availability texts that editors apply with one click in the availability editor.
-            </Text>
-            <TagEditor
-              label="Quick templates"
-              items={templates.map((t) => ({ id: t.id, text: t.template_text }))}
-              placeholder="Add new template..."
-              schema={templateTextSchema}
-              field="templateText"
-              addFallback={M.failedCreateQuickTemplate}
-              deleteFallback={M.failedDeleteQuickTemplate}
-              onAdd={(text) => addTemplate.mutateAsync(text).then(() => notifySuccess(DONE.templateAdded))}
-              onDelete={(id) => deleteTemplate.mutateAsync(id).then(() => notifySuccess(DONE.templateDeleted))}
-              disabled={readOnly}
-            />
-          </Tabs.Panel>
+          {[
+            {
+              ...TAG_LISTS.roles,
+              items: roles.map((r) => ({ id: r.id, text: r.role_name })),
+              onAdd: (text: string) => addRole.mutateAsync(text).then(() => notifySuccess(DONE.roleAdded)),
+              onDelete: (id: string) => deleteRole.mutateAsync(id).then(() => notifySuccess(DONE.roleDeleted)),
+            },
+            {
+              ...TAG_LISTS.templates,
+              items: templates.map((t) => ({ id: t.id, text: t.template_text })),
+              onAdd: (text: string) => addTemplate.mutateAsync(text).then(() => notifySuccess(DONE.templateAdded)),
+              onDelete: (id: string) => deleteTemplate.mutateAsync(id).then(() => notifySuccess(DONE.templateDeleted)),
+            },
+          ].map(({ tab, intro, ...list }: { tab: Tab; intro?: string } & Omit<TagEditorProps, 'disabled'>) => (
+            <Tabs.Panel key={tab} value={tab} pt="md">
+              {intro ? (
+                <Text size="sm" mb="sm">
+                  {intro}
+                </Text>
+              ) : null}
+              <TagEditor {...list} disabled={readOnly} />
+            </Tabs.Panel>
+          ))}
           {isAdmin ? (
             <Tabs.Panel value="users" pt="md">
               <UserAssignmentsTab serviceId={service.id} assignments={assignments} canManageUsers={permissions.canManageUsers} />

@@ -9,7 +9,7 @@ interface Item {
   text: string;
 }
 
-interface Props {
+export interface TagEditorProps {
   /** Names the list and the add field for assistive technology. */
   label: string;
   items: Item[];
@@ -25,7 +25,7 @@ interface Props {
 }
 
 /** Tags with a delete button each and an add field; errors show inline (spec section 8). */
-export function TagEditor({ label, items, placeholder, schema, field, addFallback, deleteFallback, onAdd, onDelete, disabled }: Props) {
+export function TagEditor({ label, items, placeholder, schema, field, addFallback, deleteFallback, onAdd, onDelete, disabled }: TagEditorProps) {
   const form = useSchemaForm<Record<string, string>>(schema, { [field]: '' });
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
