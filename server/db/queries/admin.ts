@@ -94,22 +94,35 @@ export async function pageTenantPeople(db: Executor, tenantId: string, page: Use
   return (rows as unknown as { rows: TenantPersonKey[] }).rows.map((r) => ({ id: String(r.id), invitation: Boolean(r.invitation) }));
 }
 
-/** The statement of pageTenantPeople (its plan is checked by the tests). */
+/**
+ * The statement of pageTenantPeople (its plan is checked by the tests). Each of the three sources
+ * (the tenant's own users, its members from other tenants, its pending invitations) gives its
+ * first page in the list's order on its own, so a page of a large tenant reads about a page of
+ * rows from the (name, email) index rather than every member; the three pages are then merged.
+ */
 export function tenantPeopleStatement(tenantId: string, page: UserPageRequest): SQL {
-  const where: SQL[] = [];
-  if (page.search) where.push(sql`(p.name ilike ${likeText(page.search)} or p.email ilike ${likeText(page.search)})`);
-  if (page.after) where.push(sql`(p.name, p.email) > (${page.after[0]}, ${page.after[1]})`);
+  const where = (name: SQL, email: SQL): SQL => {
+    const out: SQL[] = [];
+    if (page.search) out.push(sql`(${name} ilike ${likeText(page.search)} or ${email} ilike ${likeText(page.search)})`);
+    if (page.after) out.push(sql`(${name}, ${email}) > (${page.after[0]}, ${page.after[1]})`);
+    return out.length ? sql` and ${sql.join(out, sql` and `)}` : sql``;
+  };
+  const notInvited = sql`not exists (select 1 from tenant_invitations i where i.tenant_id = ${tenantId} and i.user_id = u.id)`;
+  const users = where(sql`u.name`, sql`u.email`);
   return sql`
     select p.id, p.invitation from (
-      select u.id, u.name, u.email, false as invitation
-        from users u join ${tenantUserIds(tenantId)} as member_ids on member_ids.id = u.id
-        where not exists (select 1 from tenant_invitations i where i.tenant_id = ${tenantId} and i.user_id = u.id)
+      (select u.id, u.name, u.email, false as invitation from users u
+        where u.tenant_id = ${tenantId} and ${notInvited}${users}
+        order by u.name, u.email limit ${page.limit})
       union all
-      select i.id, i.name, u.email, true as invitation
-        from tenant_invitations i join users u on u.id = i.user_id
-        where i.tenant_id = ${tenantId}
+      (select u.id, u.name, u.email, false as invitation from tenant_memberships m join users u on u.id = m.user_id
+        where m.tenant_id = ${tenantId} and u.tenant_id <> ${tenantId} and ${notInvited}${users}
+        order by u.name, u.email limit ${page.limit})
+      union all
+      (select i.id, i.name, u.email, true as invitation from tenant_invitations i join users u on u.id = i.user_id
+        where i.tenant_id = ${tenantId}${where(sql`i.name`, sql`u.email`)}
+        order by i.name, u.email limit ${page.limit})
     ) p
-    ${where.length ? sql`where ${sql.join(where, sql` and `)}` : sql``}
     order by p.name, p.email
     limit ${page.limit}`;
 }
