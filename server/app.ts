@@ -109,7 +109,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('registeredRoutes', registeredRoutes);
   app.decorate('hotReads', hotReads);
-  app.decorate('availabilityChanges', new AvailabilityChanges());
+  const availabilityChanges = new AvailabilityChanges();
+  app.decorate('availabilityChanges', availabilityChanges);
+  // Availability writes announced by any process make the next /full from the held body (decision 0107).
+  const unfollowAvailability = options.database.changes.follow((change) => availabilityChanges.hear(change));
+  app.addHook('onClose', async () => {
+    unfollowAvailability();
+  });
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));

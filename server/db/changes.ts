@@ -26,6 +26,33 @@ export interface Change {
   users: readonly string[] | null;
   /** Ids of sign-in tokens the statement revoked. */
   tokens: readonly string[] | null;
+  /**
+   * For the table `availability_versions` (sent by the availability writes, not by a trigger): the
+   * service versions each write made and the aspect it wrote, so that every process can bring a
+   * held `/full` body up to date rather than build it whole (decision 0107).
+   */
+  availabilityVersions?: readonly AvailabilityVersion[];
+}
+
+/** A service version made by an availability write, and the aspect whose text it wrote. */
+export interface AvailabilityVersion {
+  serviceId: string;
+  version: number;
+  aspectId: string;
+}
+
+/** The table name of the availability writes' announcements. */
+export const AVAILABILITY_VERSIONS = 'availability_versions';
+
+function availabilityVersions(value: unknown): AvailabilityVersion[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: AvailabilityVersion[] = [];
+  for (const v of value) {
+    if (Array.isArray(v) && typeof v[0] === 'string' && Number.isInteger(v[1]) && typeof v[2] === 'string') {
+      out.push({ serviceId: v[0], version: v[1] as number, aspectId: v[2] });
+    }
+  }
+  return out;
 }
 
 /** Everything may have changed: the stream was interrupted, and what it carried meanwhile is unknown. */
@@ -39,7 +66,10 @@ export function parseChange(payload: string | undefined): Change | undefined {
   try {
     const raw = JSON.parse(payload) as Record<string, unknown>;
     if (typeof raw.t !== 'string') return undefined;
-    return { table: raw.t, tenants: ids(raw.tn), services: ids(raw.sv), users: ids(raw.us), tokens: ids(raw.jt) };
+    const change: Change = { table: raw.t, tenants: ids(raw.tn), services: ids(raw.sv), users: ids(raw.us), tokens: ids(raw.jt) };
+    const versions = availabilityVersions(raw.av);
+    if (versions) change.availabilityVersions = versions;
+    return change;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
+import { AVAILABILITY_VERSIONS, CHANGE_CHANNEL } from '../changes';
 import type { Role } from '../../../common/roles';
 import { aspects, availabilities, availabilityHistory, categories, serviceRoleAssignments } from '../schema';
 
@@ -212,6 +213,17 @@ export interface AvailabilityKey {
 export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not_found';
 
 /**
+ * The select-list item that announces, in the write's own statement (so with its commit, and only
+ * then), the service version an applied write `w` made and the aspect it wrote: every process then
+ * makes its next /full from the body it holds (server/db/changes.ts, decision 0107).
+ */
+function announceVersion(tenantId: string, aspectId: SQL): SQL {
+  return sql`case when w.status = 'applied' then pg_notify(${CHANGE_CHANNEL}, json_build_object(
+      't', ${AVAILABILITY_VERSIONS}::text, 'tn', json_build_array(${tenantId}::text), 'sv', json_build_array(w.service_id),
+      'us', '[]'::json, 'jt', '[]'::json, 'av', json_build_array(json_build_array(w.service_id, w.service_version, ${aspectId})))::text) end as announced`;
+}
+
+/**
  * Sets or clears (empty `value`) one aspect's text for one quarter, in one statement that is its
  * own transaction: the database function catalog_write_availability (migration 0002) finds the
  * aspect, locks its service (writes to one service run one at a time), compares the stored text
@@ -231,9 +243,10 @@ export async function writeAvailability(
   const { tenantId, aspectId, timeBucket } = key;
   type Row = { status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null; service_version: number | null };
   const res = await db.execute<Row>(sql`
-    select status, current_value, service_id, service_version from catalog_write_availability(
+    select w.status, w.current_value, w.service_id, w.service_version, ${announceVersion(tenantId, sql`${aspectId}::uuid`)}
+    from catalog_write_availability(
       ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
-      ${expected !== undefined}::boolean, ${expected ?? null}::text)`);
+      ${expected !== undefined}::boolean, ${expected ?? null}::text) w`);
   const row = (res as unknown as { rows: Row[] }).rows[0]!;
   return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null, serviceVersion: row.service_version ?? null };
 }
@@ -264,8 +277,9 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
     expected: w.expected ?? null,
   }));
   const res = await db.execute<Row>(sql`
-    select ord, status, current_value, service_id, service_version
-    from catalog_write_availabilities(${tenantId}::uuid, ${JSON.stringify(items)}::jsonb)`);
+    select w.ord, w.status, w.current_value, w.service_id, w.service_version,
+      ${announceVersion(tenantId, sql`(${JSON.stringify(items)}::jsonb -> (w.ord - 1) ->> 'aspect')::uuid`)}
+    from catalog_write_availabilities(${tenantId}::uuid, ${JSON.stringify(items)}::jsonb) w`);
   const results: AvailabilityWriteResult[] = [];
   for (const row of (res as unknown as { rows: Row[] }).rows) {
     results[row.ord - 1] = {

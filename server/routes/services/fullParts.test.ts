@@ -4,6 +4,7 @@ import { loadConfig } from '../../config';
 import { buildTestApp, call, TEST_SECRET, type TestApp } from '../../test/app';
 import { createAspect, createCategory, createService } from '../../test/factories';
 import { createCatalogWorld, statementsOf, type CatalogWorld } from './catalog.fixtures';
+import { AVAILABILITY_VERSIONS } from '../../db/changes';
 import { AvailabilityChanges } from './fullParts';
 
 let t: TestApp;
@@ -120,15 +121,51 @@ describe('GET /api/services/:id/full after availability writes', () => {
     expect(aspects.find((x) => x.id === ids[2])!.availabilities[service.timeline[0]!]).toBe('After the rename');
   });
 
-  it('is built whole after another process’s availability write, and shows it', async () => {
+  it('is made from the held body after another process’s availability write once the change stream announced it', async () => {
     const { service, ids } = await seedService();
     await timedFull(service.id, 'editor');
+    // The other process's write reaches this one as an announcement on the change stream.
+    const heard = new Promise<void>((resolve) => {
+      const stop = t.database.changes.follow((change) => {
+        if (change.table === AVAILABILITY_VERSIONS && change.availabilityVersions?.some((v) => v.aspectId === ids[4])) {
+          stop();
+          resolve();
+        }
+      });
+    });
     expect((await write(ids[4]!, service.timeline[1]!, 'Written elsewhere', other)).statusCode).toBe(200);
+    await heard;
+    expect((await write(ids[5]!, service.timeline[1]!, 'Written here')).statusCode).toBe(200);
+    const next = await timedFull(service.id, 'editor');
+    expect(next.wholeBuild).toBe(false);
+    const aspects = JSON.parse(next.body).resolved_data.aspects as { id: string; availabilities: Record<string, string> }[];
+    expect(aspects.find((x) => x.id === ids[4])!.availabilities[service.timeline[1]!]).toBe('Written elsewhere');
+    expect(aspects.find((x) => x.id === ids[5])!.availabilities[service.timeline[1]!]).toBe('Written here');
+    // Byte for byte what a process that holds nothing builds whole.
+    const fresh = await buildApp({
+      config: loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent' }),
+      database: t.database,
+      jwtSecret: TEST_SECRET,
+      webRoot: null,
+      logger: false,
+    });
+    try {
+      expect((await full(service.id, 'editor', fresh)).body).toBe(next.body);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('is built whole after another process’s write of another kind, and shows it', async () => {
+    const { service, ids } = await seedService();
+    await timedFull(service.id, 'editor');
+    const renamed = await call(other, 'PUT', `/api/aspects/${ids[4]}`, { token: w.tokens.editor, body: { title: 'Renamed elsewhere', description: '' } });
+    expect(renamed.statusCode).toBe(200);
     expect((await write(ids[5]!, service.timeline[1]!, 'Written here')).statusCode).toBe(200);
     const next = await timedFull(service.id, 'editor');
     expect(next.wholeBuild).toBe(true);
-    const aspects = JSON.parse(next.body).resolved_data.aspects as { id: string; availabilities: Record<string, string> }[];
-    expect(aspects.find((x) => x.id === ids[4])!.availabilities[service.timeline[1]!]).toBe('Written elsewhere');
+    const aspects = JSON.parse(next.body).resolved_data.aspects as { id: string; title: string; availabilities: Record<string, string> }[];
+    expect(aspects.find((x) => x.id === ids[4])!.title).toBe('Renamed elsewhere');
     expect(aspects.find((x) => x.id === ids[5])!.availabilities[service.timeline[1]!]).toBe('Written here');
   });
 });

@@ -1,3 +1,4 @@
+import { AVAILABILITY_VERSIONS, type Change } from '../../db/changes';
 import { ASPECT_SEPARATOR, type ServiceContentJson } from '../../db/queries/catalogJson';
 
 /**
@@ -53,18 +54,29 @@ export function partsBytes(parts: FullParts): number {
   return total + parts.index.size * 64;
 }
 
-/** Each service's versions most recently made by availability writes of this process. */
+/** Each service's versions most recently made by availability writes (of any process, as announced). */
 const VERSIONS_PER_SERVICE = 256;
 
 /**
- * The availability writes this process made, by service: which aspect each version of the service
- * came from. A version that a write of any other kind made, or a write of another process, is not
- * here; a body can then only be built whole. Writes are recorded once committed.
+ * The availability writes made, by service: which aspect each version of the service came from.
+ * This process records its own writes once committed, and every process records the writes the
+ * change stream announces (`hear`), its own and other processes'. A version that a write of any
+ * other kind made, or one not yet heard of, is not here; a body can then only be built whole.
  */
 export class AvailabilityChanges {
   private readonly services = new Map<string, Map<number, string>>();
 
   constructor(private readonly maxServices = 1_000) {}
+
+  /**
+   * Records the versions an announcement of availability writes names (server/db/changes.ts):
+   * another process's writes, or this process's own heard once more.
+   */
+  hear(change: Change): void {
+    if (change.table !== AVAILABILITY_VERSIONS || !change.availabilityVersions || change.tenants?.length !== 1) return;
+    const tenantId = change.tenants[0]!;
+    for (const v of change.availabilityVersions) this.record(tenantId, v.serviceId, v.version, v.aspectId);
+  }
 
   /** Records that the service's `version` was made by a write to `aspectId`'s texts. */
   record(tenantId: string, serviceId: string, version: number, aspectId: string): void {
@@ -81,7 +93,7 @@ export class AvailabilityChanges {
 
   /**
    * The aspects whose texts the versions after `from`, up to `to`, changed, when availability
-   * writes of this process made every one of those versions; undefined otherwise.
+   * writes made every one of those versions; undefined otherwise.
    */
   between(tenantId: string, serviceId: string, from: number, to: number): Set<string> | undefined {
     if (to <= from || to - from > VERSIONS_PER_SERVICE) return undefined;
