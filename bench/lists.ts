@@ -84,7 +84,12 @@ export interface ListFigure {
   maxRatio?: number;
   maxValue?: number;
   skipped?: string;
+  /** Said in place of a verdict when no target applies. */
+  note?: string;
 }
+
+/** The unpaged answers keep the specification's shape up to a cap (issue 25, decision 0114): no target applies to them. */
+const UNPAGED_NOTE = "no target: the specification's unpaged answer, capped at 10,000 rows (decision 0114)";
 
 export interface ListsOptions {
   scaleName: 'small' | 'full';
@@ -453,18 +458,27 @@ function timeFigure(section: string, name: string, value: number | null, baselin
   return { section, name, unit: 'ms', value, baseline, maxRatio: MAX_RATIO, skipped };
 }
 
-function apiFigures(section: string, name: string, large: ApiFigure | null, base: ApiFigure | null): ListFigure[] {
+function apiFigures(section: string, name: string, large: ApiFigure | null, base: ApiFigure | null, note?: string): ListFigure[] {
   const missing = !large || !base || large.status !== 200 || base.status !== 200;
   const skipped = missing ? `not measured: answered ${large?.status ?? '-'} (large) / ${base?.status ?? '-'} (20 items)` : undefined;
+  const targets = (t: Pick<ListFigure, 'maxRatio' | 'maxValue'>) => (note ? { note } : t);
   return [
-    { section, name: `${name}: time (ms)`, unit: 'ms', value: missing ? null : large!.ms, baseline: missing ? null : base!.ms, maxRatio: MAX_RATIO, skipped },
+    {
+      section,
+      name: `${name}: time (ms)`,
+      unit: 'ms',
+      value: missing ? null : large!.ms,
+      baseline: missing ? null : base!.ms,
+      ...targets({ maxRatio: MAX_RATIO }),
+      skipped,
+    },
     {
       section,
       name: `${name}: answer (KB of JSON)`,
       unit: 'KB',
       value: missing ? null : large!.kb,
       baseline: missing ? null : base!.kb,
-      maxValue: MAX_ANSWER_KB,
+      ...targets({ maxValue: MAX_ANSWER_KB }),
       skipped,
     },
   ];
@@ -657,7 +671,7 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
         ...(servicesAsCalled
           ? apiFigures(S.services, `GET ${dashboardCall.large} (as the Dashboard calls it)`, servicesAsCalled.large, servicesAsCalled.base)
           : []),
-        ...apiFigures(S.services, 'GET /api/services, unpaged', servicesUnpaged.large, servicesUnpaged.base),
+        ...apiFigures(S.services, 'GET /api/services, unpaged', servicesUnpaged.large, servicesUnpaged.base, UNPAGED_NOTE),
         ...apiFigures(S.services, 'GET /api/services?limit=100, paged', servicesPaged.large, servicesPaged.base),
 
         timeFigure(S.tenants, 'Super admin panel shown: navigation to the first tenant and first user painted (ms)', shown(panel), shown(small.panel)),
@@ -668,7 +682,7 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
         timeFigure(S.users, 'Tenant Settings shown: navigation to the first user painted (ms)', shown(page.large.users), shown(page.base.users)),
         ...keyFigures(S.users, "Tenant Settings' 'Search users'", page.large.users, page.base.users, 0, "Tenant Settings has no 'Search users' box"),
         ...apiFigures(S.users, 'GET /api/users?search=&limit=100 (as Tenant Settings calls it)', usersPaged.large, usersPaged.base),
-        ...apiFigures(S.users, 'GET /api/users, unpaged', usersUnpaged.large, usersUnpaged.base),
+        ...apiFigures(S.users, 'GET /api/users, unpaged', usersUnpaged.large, usersUnpaged.base, UNPAGED_NOTE),
         ...apiFigures(S.users, `GET /api/users of the 20-user tenant, against the same before the installation grew`, baseUsersGrown, small.baseUsers),
         ...keyFigures(S.users, "the panel's 'Search users'", panel, small.panel, 0, "the panel has no 'Search users' box"),
         ...apiFigures(S.users, "GET /api/admin/users?search=&limit=100 (the panel's first page of users)", adminUsers, small.adminUsers),

@@ -302,7 +302,7 @@ function listRow(f: ListFigure): string {
     bounds.push(f.unit === 'KB' && f.maxValue === 1024 ? '< 1 MB' : `< ${f.maxValue} ${f.unit}`);
     ok &&= f.value < f.maxValue;
   }
-  const verdict = bounds.length ? `${ok ? 'met' : 'not met'} (target ${bounds.join(', ')})` : '';
+  const verdict = bounds.length ? `${ok ? 'met' : 'not met'} (target ${bounds.join(', ')})` : (f.note ?? '');
   return `| ${f.name} | ${value(f.value)} | ${value(f.baseline)} | ${Number.isFinite(ratio) ? `${ratio.toFixed(ratio < 10 ? 2 : 0)}×` : '–'} | ${verdict} |`;
 }
 
@@ -358,10 +358,13 @@ function listsSection(l: NonNullable<BenchResults['lists']>): string[] {
       '',
     );
   }
-  const met = l.figures.filter((f) => !f.skipped && f.value !== null && f.baseline !== null);
+  const met = l.figures.filter((f) => !f.skipped && f.value !== null && f.baseline !== null && (f.maxRatio !== undefined || f.maxValue !== undefined));
   const failing = met.filter((f) => listRow(f).includes('| not met'));
-  const skipped = l.figures.length - met.length;
-  out.push(`Targets met: ${met.length - failing.length} of ${met.length} figures measured${skipped ? ` (${skipped} not measured, see their rows)` : ''}.`, '');
+  const skipped = l.figures.filter((f) => f.skipped || f.value === null || f.baseline === null).length;
+  out.push(
+    `Targets met: ${met.length - failing.length} of ${met.length} figures measured with a target${skipped ? ` (${skipped} not measured, see their rows)` : ''}.`,
+    '',
+  );
   out.push(...l.notes.map((n) => `- ${n}`), '');
   return out;
 }
