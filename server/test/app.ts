@@ -9,6 +9,8 @@ export interface TestApp {
   app: FastifyInstance;
   database: Database;
   db: Database['db'];
+  /** The PostgreSQL database's address (unset on the embedded database), for a second process's connections. */
+  databaseUrl?: string;
   close: () => Promise<void>;
 }
 
@@ -16,7 +18,7 @@ export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
 /** Builds the real app on a fresh database; the API rate limit is off unless a test sets it. */
 export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const { database, dispose } = await openTestDatabase();
+  const { database, dispose, url } = await openTestDatabase();
   // Cached reads go stale by this process's writes only, so statement counts do not depend on timing.
   const config: Config = loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', CACHE_MAX_AGE_MS: '600000', ...env });
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
@@ -25,6 +27,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     app,
     database,
     db: database.db,
+    databaseUrl: url,
     close: async () => {
       await app.close();
       await dispose();

@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../db';
  * A fresh database for one test file: in-memory PGlite by default; with TEST_DATABASE_URL a new
  * PostgreSQL database created for the file and dropped afterwards.
  */
-export async function openTestDatabase(): Promise<{ database: Database; dispose: () => Promise<void> }> {
+export async function openTestDatabase(): Promise<{ database: Database; dispose: () => Promise<void>; url?: string }> {
   const base = process.env.TEST_DATABASE_URL;
   if (!base) {
     const database = await openDatabase({});
@@ -19,6 +19,7 @@ export async function openTestDatabase(): Promise<{ database: Database; dispose:
   const database = await openDatabase({ url: url.toString(), poolSize: 5 });
   return {
     database,
+    url: url.toString(),
     dispose: async () => {
       await database.close();
       await adminQuery(base, `drop database if exists ${name} with (force)`);

@@ -4,22 +4,29 @@ import { loadConfig } from '../../config';
 import { buildTestApp, call, TEST_SECRET, type TestApp } from '../../test/app';
 import { createAspect, createCategory, createService } from '../../test/factories';
 import { createCatalogWorld, statementsOf, type CatalogWorld } from './catalog.fixtures';
+import { openDatabase, type Database } from '../../db';
 import { AVAILABILITY_VERSIONS } from '../../db/changes';
 import { AvailabilityChanges } from './fullParts';
 
 let t: TestApp;
 let w: CatalogWorld;
-/** A second process on the same database: its writes are none of this process's own. */
+/**
+ * A second process on the same database: its writes are none of this process's own. On PostgreSQL
+ * it has connections and a change stream listener of its own, as another server process would.
+ */
 let other: Awaited<ReturnType<typeof buildApp>>;
+let otherDatabase: Database | undefined;
 beforeAll(async () => {
   t = await buildTestApp();
   w = await createCatalogWorld(t);
   const config = loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', CACHE_MAX_AGE_MS: '600000' });
-  other = await buildApp({ config, database: t.database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
+  if (t.databaseUrl) otherDatabase = await openDatabase({ url: t.databaseUrl, poolSize: 3 });
+  other = await buildApp({ config, database: otherDatabase ?? t.database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
   await other.ready();
 });
 afterAll(async () => {
   await other.close();
+  await otherDatabase?.close();
   await t.close();
 });
 
