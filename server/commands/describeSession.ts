@@ -2,6 +2,11 @@ import type { Executor } from '../db';
 import { listAvailableTenants, type TenantRow, type UserWithTenants } from '../db/queries/users';
 import { presentTenant, presentUser } from '../presenters/users';
 import { tenantPermissions } from '../policies';
+import { M } from '../../common/messages';
+import type { TokenService } from '../auth/tokens';
+import { forbidden } from '../errors';
+import { writeAudit } from './audit';
+import { acceptInvitationsOfMember } from './invitations';
 
 /**
  * What the browser keeps for a session: the user, the tenant to work in and every tenant the user
@@ -19,4 +24,33 @@ export async function describeSession(db: Executor, user: UserWithTenants, super
     availableTenants: available.map(presentTenant),
     permissions: tenantPermissions({ userId: user.id, role: user.role, superAdmin }),
   };
+}
+
+/**
+ * Opens a session for someone who has just proved who they are (a password, Microsoft sign-in):
+ * what the browser keeps (403 when every tenant of theirs is archived), invitations to tenants they
+ * already belong to accepted, the token signed, and the sign-in audited.
+ */
+export async function openSession(
+  db: Executor,
+  tokens: TokenService,
+  ttlSeconds: number,
+  user: UserWithTenants,
+  details?: Record<string, unknown>,
+): Promise<{ token: string } & Awaited<ReturnType<typeof describeSession>>> {
+  const info = await describeSession(db, user, user.superAdmin);
+  if (!info.tenant && !user.superAdmin) throw forbidden(M.allTenantsArchived);
+  // Before the answer lists invitations: a tenant the person already belongs to needs no notice.
+  await acceptInvitationsOfMember(db, user);
+  const { token } = await tokens.sign({ sub: user.id, ttlSeconds });
+  await writeAudit(db, null, {
+    tenantId: info.tenant?.id ?? null,
+    action: 'auth.login',
+    targetType: 'user',
+    targetId: user.id,
+    actorId: user.id,
+    actorEmail: user.email,
+    ...(details ? { details } : {}),
+  });
+  return { token, ...info };
 }

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
 import { loginSchema } from '../../../common/schemas/auth';
 import { parse } from '../../validation';
-import { forbidden, tooManyRequests, unauthenticated } from '../../errors';
+import { tooManyRequests, unauthenticated } from '../../errors';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
 import { findUserByEmail, loadUserWithTenants } from '../../db/queries/users';
-import { describeSession } from '../../commands/describeSession';
-import { acceptInvitationsOfMember, loadReceivedInvitations } from '../../commands/invitations';
+import { describeSession, openSession } from '../../commands/describeSession';
+import { loadReceivedInvitations } from '../../commands/invitations';
 import { writeAudit } from '../../commands/audit';
 import { describeImpersonation, revokeSession } from '../../commands/impersonation';
 import { requireActor } from '../../plugins/context';
@@ -38,19 +38,7 @@ export default async function authRoutes(app: FastifyInstance) {
     await app.loginLimiter.recordSuccess(input.email, req.ip);
 
     const full = (await loadUserWithTenants(db, user.id))!;
-    const info = await describeSession(db, full, full.superAdmin);
-    if (!info.tenant && !full.superAdmin) throw forbidden(M.allTenantsArchived);
-    // Before the answer lists invitations: a tenant the person already belongs to needs no notice.
-    await acceptInvitationsOfMember(db, user);
-    const { token } = await app.tokens.sign({ sub: user.id, ttlSeconds: app.config.SESSION_TTL_SECONDS });
-    await writeAudit(db, null, {
-      tenantId: info.tenant?.id ?? null,
-      action: 'auth.login',
-      targetType: 'user',
-      targetId: user.id,
-      actorId: user.id,
-      actorEmail: user.email,
-    });
+    const { token, ...info } = await openSession(db, app.tokens, app.config.SESSION_TTL_SECONDS, full);
     return { token, ...info, invitations: await loadReceivedInvitations(db, user.id) };
   });
 

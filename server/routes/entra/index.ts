@@ -4,11 +4,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { M } from '../../../common/messages';
 import { EntraClient, ENTRA_MESSAGES, SIGN_IN_TTL_SECONDS, SignInError, sameText, sha256 } from '../../auth/oidc';
 import { createHandoff, EntraAccountError, findOrProvisionEntraUser, redeemHandoff } from '../../commands/entraSignIn';
-import { acceptInvitationsOfMember } from '../../commands/invitations';
-import { describeSession } from '../../commands/describeSession';
+import { describeSession, openSession } from '../../commands/describeSession';
 import { writeAudit } from '../../commands/audit';
 import { loadUserWithTenants } from '../../db/queries/users';
-import { forbidden, unauthenticated } from '../../errors';
+import { unauthenticated } from '../../errors';
 import { parse } from '../../validation';
 import { exchangeSchema } from './schema';
 
@@ -86,23 +85,9 @@ export default async function entraRoutes(app: FastifyInstance) {
     }
     const user = await loadUserWithTenants(db, result.userId);
     if (!user) throw unauthenticated(ENTRA_MESSAGES.codeInvalid);
-    const info = await describeSession(db, user, user.superAdmin);
-    if (!info.tenant && !user.superAdmin) throw forbidden(M.allTenantsArchived);
-    // Where the session is issued, as for a password login: invitations to tenants the person
-    // already belongs to are accepted by signing in.
-    await acceptInvitationsOfMember(db, user);
-    const { token } = await app.tokens.sign({ sub: user.id, ttlSeconds: config.SESSION_TTL_SECONDS });
-    await writeAudit(db, null, {
-      tenantId: info.tenant?.id ?? null,
-      action: 'auth.login',
-      targetType: 'user',
-      targetId: user.id,
-      actorId: user.id,
-      actorEmail: user.email,
-      details: { provider: 'entra' },
-    });
+    const session = await openSession(db, app.tokens, config.SESSION_TTL_SECONDS, user, { provider: 'entra' });
     reply.clearCookie(BROWSER_COOKIE, { ...cookieBase, path: BROWSER_PATH });
-    return { token, ...info };
+    return session;
   });
 
   /** Logs why (never a token or secret), writes the failed sign-in, and shows a readable message on /login. */
