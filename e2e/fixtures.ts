@@ -67,25 +67,31 @@ export async function seedUsers(send: Awaited<ReturnType<typeof apiAs>>['send'],
 }
 
 /**
- * Every test's page fails the test on an uncaught error in the page (a render loop, a crash
- * showing the error screen), even where the test's own checks still pass.
- */
-/**
  * Scrolls a windowed, paged panel to its end until `row` is in the page (each end asks for the
  * next page), then checks that it is in view.
  */
 export async function scrollPanelUntil(page: Page, panel: Locator, row: Locator) {
-  for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
-    // The page scrolls to the panel's end, and the panel to its last row.
-    await panel.evaluate((el) => {
+  // The page scrolls to the panel's end, and the panel to its last row.
+  const toEnd = () =>
+    panel.evaluate((el) => {
       el.scrollIntoView({ block: 'end' });
       el.scrollTo({ top: el.scrollHeight });
     });
+  for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
+    await toEnd();
     await page.waitForTimeout(150);
   }
-  await expect(row).toBeInViewport();
+  // The page that brought the row in made the panel taller: its end is further down now.
+  await expect(async () => {
+    await toEnd();
+    await expect(row).toBeInViewport({ timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
 }
 
+/**
+ * Every test's page fails the test on an uncaught error in the page (a render loop, a crash
+ * showing the error screen), even where the test's own checks still pass.
+ */
 export const test = base.extend<{ page: Page }>({
   page: async ({ page }, use) => {
     const errors: string[] = [];
