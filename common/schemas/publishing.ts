@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/** Messages of publishing that the specification leaves to the product. */
+export const PUBLISHING_MESSAGES = {
+  originInvalid: 'Each origin must be a web address such as https://intranet.example.org, without a path',
+  tooManyOrigins: 'At most 20 origins may embed the public pages',
+  compareFrom: 'Choose the snapshot to compare from',
+  compareTo: 'Choose a snapshot, or current for the live catalog, to compare with',
+} as const;
+
+export const MAX_EMBED_ORIGINS = 20;
+
+/** An origin as CSP frame-ancestors names it: scheme, host and optional port, nothing else. */
+const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/;
+
+export const embedOriginsSchema = z.object({
+  origins: z
+    .array(
+      z
+        .string({ error: PUBLISHING_MESSAGES.originInvalid })
+        .trim()
+        .toLowerCase()
+        .transform((v) => v.replace(/\/$/, ''))
+        .pipe(z.string().regex(ORIGIN, PUBLISHING_MESSAGES.originInvalid)),
+      { error: PUBLISHING_MESSAGES.originInvalid },
+    )
+    .max(MAX_EMBED_ORIGINS, PUBLISHING_MESSAGES.tooManyOrigins),
+});
+export type EmbedOriginsInput = z.infer<typeof embedOriginsSchema>;
+
+/** `GET /api/snapshots/compare?from=&to=`: `to` is a snapshot id or `current` (the live catalog). */
+export const compareQuerySchema = z.object({
+  from: z.uuid({ error: PUBLISHING_MESSAGES.compareFrom }),
+  to: z.union([z.literal('current'), z.uuid()], { error: PUBLISHING_MESSAGES.compareTo }),
+});
