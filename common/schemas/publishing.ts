@@ -6,6 +6,13 @@ export const PUBLISHING_MESSAGES = {
   tooManyOrigins: 'At most 20 origins may embed the public pages',
   compareFrom: 'Choose the snapshot to compare from',
   compareTo: 'Choose a snapshot, or current for the live catalog, to compare with',
+  failedPublish: 'Failed to publish service',
+  failedUnpublish: 'Failed to unpublish service',
+  failedCompare: 'Failed to compare snapshots',
+  failedSaveOrigins: 'Failed to save the origins',
+  published: 'Service published.',
+  unpublished: 'Service unpublished.',
+  originsSaved: 'Origins saved.',
 } as const;
 
 export const MAX_EMBED_ORIGINS = 20;
@@ -32,4 +39,19 @@ export type EmbedOriginsInput = z.infer<typeof embedOriginsSchema>;
 export const compareQuerySchema = z.object({
   from: z.uuid({ error: PUBLISHING_MESSAGES.compareFrom }),
   to: z.union([z.literal('current'), z.uuid()], { error: PUBLISHING_MESSAGES.compareTo }),
+});
+
+/** The origins as typed in a text area, one per line. */
+export const originLines = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** The Tenant Settings form: the same rules as the request, on the text area's lines. */
+export const embedOriginsFormSchema = z.object({
+  origins: z.string().superRefine((text, ctx) => {
+    const result = embedOriginsSchema.safeParse({ origins: originLines(text) });
+    if (!result.success) ctx.addIssue({ code: 'custom', message: result.error.issues[0]!.message });
+  }),
 });
