@@ -1,5 +1,5 @@
 import { Button, Group, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { embedOriginsFormSchema, originLines, PUBLISHING_MESSAGES as P } from '../../../common/schemas/publishing';
 import { messageOf } from '../../api/client';
 import { useEmbedOrigins, useSaveEmbedOrigins } from '../../api/publishing';
@@ -14,14 +14,16 @@ export function EmbedOriginsForm() {
   const origins = useEmbedOrigins();
   const save = useSaveEmbedOrigins();
   const form = useSchemaForm(embedOriginsFormSchema, { origins: '' });
-  const { setValues, resetDirty } = form;
   const loaded = origins.data?.join('\n');
+  // The saved list fills the field once each time it changes, never over what is being typed.
+  const applied = useRef<string | undefined>(undefined);
 
   useEffect(() => {
-    if (loaded === undefined) return;
-    setValues({ origins: loaded });
-    resetDirty({ origins: loaded });
-  }, [loaded, setValues, resetDirty]);
+    if (loaded === undefined || applied.current === loaded) return;
+    applied.current = loaded;
+    form.setValues({ origins: loaded });
+    form.resetDirty({ origins: loaded });
+  }, [loaded, form]);
 
   const submit = ({ origins: text }: { origins: string }) =>
     save.mutate(originLines(text), {
