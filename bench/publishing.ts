@@ -1,5 +1,5 @@
 /**
- * npx tsx bench/publishing.ts: the publishing figures (docs/decisions/0124-publishing-figures.md),
+ * BENCH_STEPS=publishing npm run bench: the publishing figures (docs/decisions/0124-publishing-figures.md),
  * each against a baseline measured in the same run:
  *
  * - warm public page throughput: wrk on GET /p/{tenant}/{service} (a 100-aspect edition) against
@@ -7,8 +7,8 @@
  * - the time to compare two frozen catalogs of 600 aspects (common/catalogDiff.ts), against the time
  *   to JSON.parse one of them.
  *
- * BENCH_PORT (default 3290, the baseline uses the next port), BENCH_SECONDS (per wrk run, default 10),
- * BENCH_RUNS (default 3, median taken). The server is the built one (npm run build first).
+ * BENCH_PORT (the baseline uses the next port), BENCH_SECONDS (per wrk run), BENCH_RUNS (median
+ * taken), as for the other steps.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,10 +19,17 @@ import { defaultTimeline } from '../common/quarters';
 import { Client, median, wrk } from './http';
 import { ADMIN, rawGet, startBaseline, startServer } from './server';
 
-const port = Number(process.env.BENCH_PORT ?? 3290);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const runs = Number(process.env.BENCH_RUNS ?? 3);
-const log = (line: string) => console.log(`[bench] ${line}`);
+export interface PublishingOptions {
+  port: number;
+  seconds: number;
+  runs: number;
+  log: (line: string) => void;
+}
+
+export interface PublishingFigures {
+  compare: { compareMs: number; parseMs: number; changes: number };
+  page: { rps: number; bareRps: number; bytes: number };
+}
 
 /** A frozen catalog of `count` aspects in 12 categories over 8 quarters. */
 function frozen(count: number, seed: number): FrozenCatalog {
@@ -40,7 +47,7 @@ function frozen(count: number, seed: number): FrozenCatalog {
   return { categories, resolved_data: { aspects, timeline } };
 }
 
-function compareFigure() {
+function compareFigure(log: PublishingOptions['log']) {
   const a = frozen(600, 0);
   const b = frozen(600, 1);
   // Most aspects are the same ones; seed 1 shifts a few ids (added and removed).
@@ -65,7 +72,7 @@ function compareFigure() {
   return { compareMs, parseMs, changes: diff.counts.total };
 }
 
-async function pageFigure() {
+async function pageFigure({ port, seconds, runs, log }: PublishingOptions) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-publishing-'));
   const server = await startServer({
     port,
@@ -130,6 +137,8 @@ async function pageFigure() {
   }
 }
 
-const compare = compareFigure();
-const pages = await pageFigure();
-console.log(JSON.stringify({ compare, pages }));
+export async function measurePublishing(options: PublishingOptions): Promise<PublishingFigures> {
+  const compare = compareFigure(options.log);
+  const page = await pageFigure(options);
+  return { compare, page };
+}

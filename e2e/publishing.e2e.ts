@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import type { APIRequestContext } from '@playwright/test';
 import { quarterOf } from '../common/quarters';
 import { ADMIN, apiAs, expect, expectAccessible, FIRST_TENANT, loginThroughPage, test } from './fixtures';
@@ -94,6 +95,59 @@ test.describe('publishing', () => {
     expect(gone?.status()).toBe(404);
     await expect(reader.getByRole('heading', { name: 'Page not found' })).toBeVisible();
     await visitor.close();
+  });
+
+  test('a new edition says what changed since the previous one, in place and as a summary', async ({ browser, request, baseURL }) => {
+    test.setTimeout(90_000);
+    const api = await apiAs(request, ADMIN.email, ADMIN.password, FIRST_TENANT.slug);
+    const slug = `campus-wifi-${uid()}`;
+    const { service } = await api.send('POST', '/services', {
+      name: 'Campus Wi-Fi',
+      slug,
+      description: 'Wireless network for students, staff and visitors across every campus building.',
+      serviceOwner: 'Network team',
+      subscriptionModel: 'Included for students and staff; day passes for visitors',
+    });
+    const timeline: string[] = service.timeline.slice(0, 4);
+    const plan: Record<string, [string, string[]][]> = {
+      Access: [
+        ['Eduroam sign-in', ['Available', 'Available', 'Available', 'Available']],
+        ['Visitor day pass', ['Pilot', 'Available', 'Available', 'Available']],
+      ],
+      Coverage: [
+        ['Library and study rooms', ['Available', 'Available', 'Available', 'Available']],
+        ['Outdoor areas', ['', 'Planned', 'Pilot', 'Available']],
+        ['Halls of residence', ['Planned', 'Pilot', 'Available', 'Available']],
+      ],
+    };
+    const ids: Record<string, string> = {};
+    let position = 0;
+    for (const [categoryName, rows] of Object.entries(plan)) {
+      const { category } = await api.send('POST', '/categories', { serviceId: service.id, name: categoryName, position: position++ });
+      for (const [title, values] of rows) {
+        const { aspect } = await api.send('POST', '/aspects', { serviceId: service.id, categoryId: category.id, title, description: '', isPublic: true });
+        ids[title] = aspect.id;
+        for (const [i, value] of values.entries()) if (value) await api.send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: timeline[i], value });
+      }
+    }
+    await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Spring plan', visibility: 'public', note: '' });
+    await api.send('POST', '/availabilities', { aspectId: ids['Outdoor areas'], timeBucket: timeline[1], value: 'Pilot in the main quad' });
+    await api.send('POST', '/availabilities', { aspectId: ids['Halls of residence'], timeBucket: timeline[1], value: 'Available' });
+    await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Summer update', visibility: 'public', note: 'Outdoor pilot starts early.' });
+    await api.send('PATCH', `/services/${service.id}/publish`);
+
+    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${baseURL}/p/${FIRST_TENANT.slug}/${slug}`);
+    const changes = page.getByRole('region', { name: 'What changed since the previous edition' });
+    await expect(changes.getByText('2 availabilities changed', { exact: true })).toBeVisible();
+    await expect(changes.getByText(/Outdoor areas, .*: Planned → Pilot in the main quad/)).toBeVisible();
+    await expect(page.locator('td.changed')).toHaveCount(2);
+    await expectAccessible(page, 'public page with changes');
+    mkdirSync('test-results/screenshots', { recursive: true });
+    await page.screenshot({ path: 'test-results/screenshots/public-page.png', fullPage: true });
+    if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync('test-results/screenshots/public-page.png', 'docs/screenshots/public-page.png');
+    await context.close();
   });
 
   test('an editor compares a snapshot with the live catalog: what was planned against what is recorded', async ({ page, request }) => {

@@ -35,7 +35,8 @@ dl.facts dt{font-weight:600}
 dl.facts dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%}
-th,td{border:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+thead th+th{min-width:6.5rem}
 thead th{background:#f1f3f5}
 tr.category th{background:#e7f5ff;font-size:1rem}
 .desc{font-weight:400;font-size:.875rem;color:var(--muted)}
