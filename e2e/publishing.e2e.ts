@@ -127,7 +127,8 @@ test.describe('publishing', () => {
       for (const [title, values] of rows) {
         const { aspect } = await api.send('POST', '/aspects', { serviceId: service.id, categoryId: category.id, title, description: '', isPublic: true });
         ids[title] = aspect.id;
-        for (const [i, value] of values.entries()) if (value) await api.send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: timeline[i], value });
+        for (const [i, value] of values.entries())
+          if (value) await api.send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: timeline[i], value });
       }
     }
     await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Spring plan', visibility: 'public', note: '' });
