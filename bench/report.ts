@@ -4,6 +4,7 @@
  * the others as they were measured; each section says when, where and at which commit.
  */
 import type { ListFigure } from './lists';
+import type { PublishingFigures } from './publishing';
 import type { Figure } from './measure';
 import type { MemoryRow } from './pgliteMemory';
 import type { StreamFigure } from './stream';
@@ -39,6 +40,8 @@ export interface BenchResults {
   lists?: { machine: Machine; figures: ListFigure[]; notes: string[] };
   /** The change stream across three processes on PostgreSQL (bench/stream.ts). */
   stream?: { machine: Machine; figures: StreamFigure[]; notes: string[] };
+  /** Public pages and snapshot comparison (bench/publishing.ts). */
+  publishing?: { machine: Machine } & PublishingFigures;
 }
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -155,6 +158,7 @@ export function renderReport(r: BenchResults): string {
 
   if (r.lists) lines.push(...listsSection(r.lists));
   if (r.stream) lines.push(...streamSection(r.stream));
+  if (r.publishing) lines.push(...publishingSection(r.publishing));
 
   lines.push(
     '## What stands in the way of the targets not met',
@@ -407,3 +411,31 @@ const BROWSER_LIMITS: string[] = [
   '  stretch of JavaScript or garbage collection longer than about 20 ms. At 93f6036, on a quiet',
   '  machine (load average 0.6 at the end), the longest was 31 ms embedded and 32 ms on PostgreSQL.',
 ];
+
+/** Publishing (bench/publishing.ts, docs/decisions/0124-publishing-figures.md): each figure against its baseline of the same run. */
+function publishingSection(p: NonNullable<BenchResults['publishing']>): string[] {
+  const { page, compare } = p;
+  return [
+    '## Publishing',
+    '',
+    'Issue 27 (bench/publishing.ts, `BENCH_STEPS=publishing`). The warm public page is',
+    '`GET /p/{tenant}/{service}` of a published service whose latest public edition has 100 aspects',
+    `(${(page.bytes / 1024).toFixed(1)} KB of HTML), already rendered and held, through the full server with the public rate limit`,
+    'counting every request, measured with wrk at 10 connections and compared with the bare `node:http`',
+    'server answering the same bytes with the same headers, in the same run. The comparison is',
+    '`compareCatalogs` over two frozen catalogs of 600 aspects (12 categories, 8 quarters, some aspects',
+    'added, removed, renamed and moved, a tenth of the cells changed), compared with `JSON.parse` of one',
+    'of them; median of 101 runs after 20 not counted.',
+    '',
+    measured(p.machine, `; ${p.machine.runs} runs of ${p.machine.seconds} s`),
+    '',
+    '| figure | value | baseline | ratio |',
+    '|---|---:|---:|---:|',
+    `| warm public page throughput (req/s) | ${num(page.rps)} | ${num(page.bareRps)} (bare server) | ${(page.rps / page.bareRps).toFixed(2)} |`,
+    `| compare two 600-aspect snapshots (ms) | ${compare.compareMs.toFixed(2)} | ${compare.parseMs.toFixed(2)} (JSON.parse of one) | ${(compare.compareMs / compare.parseMs).toFixed(1)} |`,
+    '',
+    `- The comparison found ${compare.changes} changes between the two catalogs.`,
+    '- The public page answer takes the rate limit, the held page, the conditional-request check and the headers of every response; the bare server only writes the bytes.',
+    '',
+  ];
+}

@@ -15,6 +15,8 @@
  *   BENCH_STREAM_DATABASE_URL, else DATABASE_URL, else postgres://postgres@127.0.0.1:5432):
  *   propagation, warm reads with it, and 10,000 idle SSE streams on one process (bench/stream.ts;
  *   it uses BENCH_PORT and the next three ports).
+ * - publishing: the warm public page against the bare server, and comparing two 600-aspect
+ *   snapshots (bench/publishing.ts).
  *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
@@ -36,9 +38,10 @@ import { benchDatabase, measureMemory, memoryOptionsFromEnv } from './memory';
 import { measurePgliteMemory } from './pgliteMemory';
 import { renderReport, type BenchResults, type DatabaseFigures, type Machine } from './report';
 import { measureStream, streamOptionsFromEnv } from './stream';
+import { measurePublishing } from './publishing';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
-const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream'] as const;
+const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing'] as const;
 const EMBEDDED = 'Embedded (PGlite in a worker thread)';
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
@@ -134,6 +137,12 @@ async function main() {
     const machine = machineNow(scaleName, options.runs, options.seconds);
     const { figures, notes } = await measureStream(options);
     save('stream', { machine, figures, notes });
+  }
+  if (steps.includes('publishing')) {
+    if (!ensureWrk()) throw new Error('wrk is needed: apt-get install wrk (as root)');
+    log('publishing: the warm public page and comparing two 600-aspect snapshots');
+    const machine = machineNow(scaleName, runs, seconds);
+    save('publishing', { machine, ...(await measurePublishing({ port, seconds, runs, log })) });
   }
   log(`wrote ${REPORT}`);
 }

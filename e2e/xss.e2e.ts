@@ -201,3 +201,73 @@ test('a hostile .catalog file imported through the API never runs in the catalog
   expect(visited).toBe(XSS_CORPUS.length);
   await expectNothingRan(page, detector, 'catalog of an imported file');
 });
+
+test('the hostile corpus never runs on a public page, in an older edition or in the tenant index', async ({ browser, request, baseURL }) => {
+  test.setTimeout(240_000);
+  const { send } = await apiAs(request, ADMIN.email, ADMIN.password);
+  const stamp = Date.now().toString(36);
+  const slug = `xss-public-${stamp}`;
+  const { service } = await send('POST', '/services', {
+    name: `XSS public ${stamp}`,
+    slug,
+    description: XSS_CORPUS.join('\n'),
+    serviceOwner: XSS_CORPUS[0],
+    subscriptionModel: XSS_CORPUS[1],
+  });
+  const { category } = await send('POST', '/categories', { serviceId: service.id, name: XSS_CORPUS[2].slice(0, 200) });
+  const ids: string[] = [];
+  for (let i = 0; i < XSS_CORPUS.length; i += 8) {
+    await Promise.all(
+      XSS_CORPUS.slice(i, i + 8).map(async (payload, j) => {
+        const { aspect } = await send('POST', '/aspects', {
+          serviceId: service.id,
+          categoryId: category.id,
+          title: `${i + j} ${payload}`.slice(0, 200),
+          description: payload,
+          isPublic: true,
+        });
+        ids[i + j] = aspect.id;
+        await send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: service.timeline[0], value: payload });
+      }),
+    );
+  }
+  await send('POST', '/snapshots', { serviceId: service.id, label: XSS_CORPUS[3].slice(0, 200), visibility: 'public', note: XSS_CORPUS[4] });
+  // The second edition changes every cell: the changes list shows old and new hostile texts.
+  for (let i = 0; i < ids.length; i += 8) {
+    await Promise.all(
+      ids
+        .slice(i, i + 8)
+        .map((id, j) => send('POST', '/availabilities', { aspectId: id, timeBucket: service.timeline[0], value: XSS_CORPUS[(i + j + 1) % XSS_CORPUS.length] })),
+    );
+  }
+  await send('POST', '/snapshots', { serviceId: service.id, label: XSS_CORPUS[5].slice(0, 200), visibility: 'public', note: XSS_CORPUS[6] });
+  await send('PATCH', `/services/${service.id}/publish`);
+  const tenantSlug = (await send('GET', '/auth/me')).tenant.slug as string;
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const detector = await armDetector(page);
+  const address = `${baseURL}/p/${tenantSlug}/${slug}`;
+  await page.goto(address);
+  await expect(page.getByRole('heading', { name: 'What changed since the previous edition' })).toBeVisible();
+  // Every element gets the events a payload could hang a handler on; then the page is scrolled through.
+  await page.evaluate(() => {
+    for (const el of document.querySelectorAll('*')) {
+      for (const type of ['mouseover', 'mouseenter', 'focus', 'animationstart']) el.dispatchEvent(new Event(type, { bubbles: true }));
+    }
+    window.scrollTo(0, document.body.scrollHeight);
+  });
+  for (let i = 0; i < 30; i++) await page.keyboard.press('Tab');
+  await expectNothingRan(page, detector, 'public page');
+  await expectScreenAccessible(page, 'public page with hostile content');
+  const older = await page.locator('a[href*="/editions/"]').first().getAttribute('href');
+  await page.goto(`${baseURL}${older}`);
+  await expectNothingRan(page, detector, 'older public edition');
+  await page.goto(`${baseURL}/p/${tenantSlug}`);
+  await expectNothingRan(page, detector, 'public tenant index');
+  const executions = (await detector.executions()) + detector.dialogs.length + detector.requests.length;
+  console.log(
+    `[figure] stored-xss-public-pages: ${executions} executions of ${XSS_CORPUS.length} payloads on a public page, an older edition and the tenant index`,
+  );
+  await context.close();
+});

@@ -14,6 +14,8 @@ import { spaPlugin } from './plugins/spa';
 import { HotReads, serverTiming } from './plugins/hotReads';
 import { AvailabilityChanges } from './routes/services/fullParts';
 import { createLimits } from './plugins/sharedLimits';
+import { admitter, type Admit } from './plugins/rateLimit';
+import publicPageRoutes from './routes/publicPages';
 import { registerRoutes } from './routes';
 import { M } from '../common/messages';
 import { AppError } from './errors';
@@ -43,6 +45,8 @@ declare module 'fastify' {
     hotReads: HotReads;
     /** Which aspects this process's availability writes changed, by service version (server/routes/services/fullParts.ts). */
     availabilityChanges: AvailabilityChanges;
+    /** Counts a public page request per address (PUBLIC_RATE_LIMIT); null when unlimited. */
+    publicLimit: Admit | null;
   }
 }
 
@@ -122,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = await createLimits(config, options.database, RATE_WINDOW_MS, () => app.log);
   app.addHook('onClose', () => limits.close());
   app.decorate('loginLimiter', limits.loginThrottle);
+  app.decorate('publicLimit', limits.publicPages ? admitter(limits.publicPages, config.PUBLIC_RATE_LIMIT, RATE_WINDOW_MS) : null);
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     if (req.url.startsWith('/api/')) {
@@ -152,6 +157,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   await registerRoutes(app);
+  // Public pages live outside /api and before the web app's catch-all (docs/decisions/0120-public-pages.md).
+  await app.register(publicPageRoutes);
   if (options.webRoot !== null) await app.register(spaPlugin, { root: options.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

@@ -30,6 +30,8 @@ const envSchema = z
     /** false turns sign-in throttling off: only for the security scan and suites that sign in thousands of times. */
     LOGIN_THROTTLE: boolFlag.default(true),
     API_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+    /** Public page and feed requests per address per minute (0: no limit). */
+    PUBLIC_RATE_LIMIT: z.coerce.number().int().min(0).default(300),
     /** With DATABASE_URL: sign-in failures and API calls are counted in this Redis instead of the database. */
     REDIS_URL: z
       .string()

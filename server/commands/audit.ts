@@ -20,6 +20,8 @@ export type AuditAction =
   | 'service.import'
   | 'service.archive'
   | 'service.unarchive'
+  | 'service.publish'
+  | 'service.unpublish'
   | 'service.move'
   | 'service.delete'
   | 'service_role.assign'
@@ -30,6 +32,7 @@ export type AuditAction =
   | 'tenant.archive'
   | 'tenant.unarchive'
   | 'tenant.delete'
+  | 'tenant.embed_origins'
   | 'category.delete'
   | 'aspect.move'
   | 'aspect.delete';

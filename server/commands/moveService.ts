@@ -41,7 +41,13 @@ export async function moveService(db: Executor, actor: Actor, fromTenantId: stri
         .returning({ id: serviceRoleAssignments.id });
       const [moved] = await tx
         .update(services)
-        .set({ tenantId: targetTenantId, version: sql`${services.version} + 1`, lastUpdated: sql`now()` })
+        .set({
+          tenantId: targetTenantId,
+          // The target tenant's admins decide whether it is public there (docs/decisions/0120-public-pages.md).
+          published: false,
+          version: sql`${services.version} + 1`,
+          lastUpdated: sql`now()`,
+        })
         .where(and(eq(services.tenantId, fromTenantId), eq(services.id, serviceId)))
         .returning();
       const details = { fromTenantId, toTenantId: targetTenantId, slug: service.slug, droppedAssignments: dropped.length };

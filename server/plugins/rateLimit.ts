@@ -391,3 +391,27 @@ export function redisRateLimiter(redis: Redis, max: number, windowMs: number, pr
   };
   return { Store: constructorOf(shared), take, close: async () => {} };
 }
+
+/** Whether a call is admitted, and when its caller may call again when it is not. */
+export type Admit = (key: string) => Promise<{ admitted: boolean; retryAfterSeconds: number }>;
+
+/**
+ * Counts calls against a limiter's store outside the rate-limit plugin (the public pages, which are
+ * not API calls): the same stores, so every process on one database or Redis counts as one.
+ */
+export function admitter(limiter: ApiRateLimiter, max: number, windowMs: number): Admit {
+  const store = new (limiter.Store as unknown as new (options: unknown) => FastifyRateLimitStore)({});
+  return (key) =>
+    new Promise((resolve) => {
+      store.incr(
+        key,
+        (err, res) => {
+          // A store that cannot answer lets the call through, as the API limit does with Redis away.
+          if (err || !res) return resolve({ admitted: true, retryAfterSeconds: 0 });
+          resolve({ admitted: res.current <= max, retryAfterSeconds: Math.max(1, Math.ceil(res.ttl / 1000)) });
+        },
+        windowMs,
+        max,
+      );
+    });
+}

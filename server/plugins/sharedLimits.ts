@@ -12,6 +12,8 @@ export interface Limits {
   loginThrottle: LoginThrottle;
   /** The API rate limit's store; unset when API_RATE_LIMIT is 0. */
   api: ApiRateLimiter | undefined;
+  /** The public pages' limit per address (PUBLIC_RATE_LIMIT), counted where the API's are; unset when 0. */
+  publicPages: ApiRateLimiter | undefined;
   close(): Promise<void>;
 }
 
@@ -22,34 +24,44 @@ export interface Limits {
  */
 export async function createLimits(config: Config, database: Database, windowMs: number, log: () => FastifyBaseLogger): Promise<Limits> {
   const max = config.API_RATE_LIMIT;
+  const publicMax = config.PUBLIC_RATE_LIMIT;
   if (database.kind === 'pglite') {
-    return { kind: 'process', loginThrottle: createLoginThrottle(config), api: max > 0 ? localRateLimiter(max, windowMs) : undefined, close: async () => {} };
+    return {
+      kind: 'process',
+      loginThrottle: createLoginThrottle(config),
+      api: max > 0 ? localRateLimiter(max, windowMs) : undefined,
+      publicPages: publicMax > 0 ? localRateLimiter(publicMax, windowMs) : undefined,
+      close: async () => {},
+    };
   }
   if (config.REDIS_URL) {
     const redis = await connectRedis(config.REDIS_URL);
     const api = max > 0 ? redisRateLimiter(redis, max, windowMs) : undefined;
+    const publicPages = publicMax > 0 ? redisRateLimiter(redis, publicMax, windowMs, 'catalog:public-limit:') : undefined;
     return {
       kind: 'redis',
       loginThrottle: createLoginThrottle(config, new RedisThrottleStore(redis)),
       api,
+      publicPages,
       close: async () => {
         await api?.close();
+        await publicPages?.close();
         await redis.quit().catch(() => redis.disconnect());
       },
     };
   }
-  const api =
-    max > 0
-      ? postgresRateLimiter(database.db, max, windowMs, {
-          onError: (err) => log().warn({ err }, 'the API rate limit could not reach the database: counting in this process until it can'),
-        })
-      : undefined;
+  const onError = (err: unknown) => log().warn({ err }, 'the API rate limit could not reach the database: counting in this process until it can');
+  const api = max > 0 ? postgresRateLimiter(database.db, max, windowMs, { onError }) : undefined;
+  // Same table as the API's counts: its keys are told apart by a prefix (routes/publicPages).
+  const publicPages = publicMax > 0 ? postgresRateLimiter(database.db, publicMax, windowMs, { onError }) : undefined;
   return {
     kind: 'postgres',
     loginThrottle: createLoginThrottle(config, new PostgresThrottleStore(database.db)),
     api,
+    publicPages,
     close: async () => {
       await api?.close();
+      await publicPages?.close();
     },
   };
 }

@@ -36,6 +36,8 @@ export const PERMISSIONS = {
   'services.showArchived': { scope: 'tenant', reader: false, editor: false, admin: true, superAdmin: true },
   /** The tenant's users: list, create (from Tenant Settings or a service's Create New User), delete; the tenant's audit log. */
   'tenant.users': { scope: 'tenant', reader: false, editor: false, admin: true, superAdmin: true },
+  /** The origins allowed to embed the tenant's public pages (docs/decisions/0120-public-pages.md). */
+  'tenant.publishing': { scope: 'tenant', reader: false, editor: false, admin: true, superAdmin: true },
   /** Tenant Settings page (tenant user management) for an admin who is not a super admin. */
   'tenantSettings.page': { scope: 'tenant', reader: false, editor: false, admin: true, superAdmin: false },
   /** Super Admin Panel: manage tenants and users, memberships, impersonate. */

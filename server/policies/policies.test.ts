@@ -17,6 +17,7 @@ const SPEC_TABLE: Record<Capability, Record<Rung, boolean>> = {
   'services.hardDelete': { reader: false, editor: false, admin: false, superAdmin: true },
   'tenantSettings.page': { reader: false, editor: false, admin: true, superAdmin: false },
   'tenant.users': { reader: false, editor: false, admin: true, superAdmin: true },
+  'tenant.publishing': { reader: false, editor: false, admin: true, superAdmin: true },
   'platform.manage': { reader: false, editor: false, admin: false, superAdmin: true },
 };
 

@@ -10,6 +10,7 @@ export function presentService(s: ServiceRow) {
     subscription_model: s.subscriptionModel,
     icon_url: s.iconUrl,
     archived: s.archived,
+    published: s.published,
     tenant_id: s.tenantId,
     timeline: s.timeline,
     version: s.version,

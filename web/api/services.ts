@@ -13,6 +13,8 @@ export interface Service {
   subscription_model: string;
   icon_url: string | null;
   archived: boolean;
+  /** Readable by anyone at /p/{tenant slug}/{service slug}. */
+  published: boolean;
   tenant_id: string;
   timeline: string[];
   version: number;

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FocusEvent, type RefObject } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type FocusEvent, type RefObject } from 'react';
 
 /** Rows within this distance of the viewport (pixels) are always rendered in full. */
 const NEAR_PX = 1000;
@@ -175,6 +175,33 @@ export interface RowWindowOptions {
  * scroll (the table's own, the page's or a modal's) and resize. `keys` are the rows' keys in
  * display order.
  */
+/** Subscribes to the page being printed (the print preview, window.print(), a PDF of the page). */
+function subscribePrint(onChange: () => void): () => void {
+  const query = window.matchMedia('print');
+  query.addEventListener('change', onChange);
+  window.addEventListener('beforeprint', onChange);
+  window.addEventListener('afterprint', onChange);
+  return () => {
+    query.removeEventListener('change', onChange);
+    window.removeEventListener('beforeprint', onChange);
+    window.removeEventListener('afterprint', onChange);
+  };
+}
+let beforePrint = false;
+if (typeof window !== 'undefined') {
+  window.addEventListener('beforeprint', () => (beforePrint = true));
+  window.addEventListener('afterprint', () => (beforePrint = false));
+}
+const isPrinting = () => beforePrint || window.matchMedia('print').matches;
+
+/**
+ * While the page is printed every row is in it: paper has no viewport to window rows to
+ * (docs/decisions/0123-print.md).
+ */
+export function usePrinting(): boolean {
+  return useSyncExternalStore(subscribePrint, isPrinting, () => false);
+}
+
 export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: string[], options: RowWindowOptions = {}): RowWindow<E> {
   const rowTag = options.rowTag ?? 'tr';
   const rowCount = keys.length;
@@ -301,5 +328,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
     if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedKey(null);
   }, []);
 
-  return { tableRef, range, focusedKey, onFocus, onBlur, heightOf };
+  const printing = usePrinting();
+  const shown = useMemo(() => (printing ? { start: 0, end: rowCount - 1 } : range), [printing, range, rowCount]);
+  return { tableRef, range: shown, focusedKey, onFocus, onBlur, heightOf };
 }

@@ -109,7 +109,9 @@ export async function insertService(db: Executor, tenantId: string, values: NewS
   return row;
 }
 
-export type ServiceChanges = Partial<Pick<ServiceRow, 'name' | 'description' | 'serviceOwner' | 'subscriptionModel' | 'iconUrl' | 'timeline' | 'archived'>>;
+export type ServiceChanges = Partial<
+  Pick<ServiceRow, 'name' | 'description' | 'serviceOwner' | 'subscriptionModel' | 'iconUrl' | 'timeline' | 'archived' | 'published'>
+>;
 
 /** Applies changes to a service and bumps its version and last_updated. */
 export async function updateService(db: Executor, tenantId: string, serviceId: string, changes: ServiceChanges): Promise<ServiceRow | undefined> {

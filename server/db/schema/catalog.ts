@@ -28,6 +28,8 @@ export const services = pgTable(
     subscriptionModel: text('subscription_model').notNull().default(''),
     iconUrl: text('icon_url'),
     archived: boolean('archived').notNull().default(false),
+    /** Readable by anyone at /p/{tenant slug}/{service slug} (its latest public snapshot); off by default. */
+    published: boolean('published').notNull().default(false),
     timeline: jsonb('timeline').$type<string[]>().notNull(),
     /** Bumped on every write to the service or its content; drives caches and ETags. */
     version: integer('version').notNull().default(1),

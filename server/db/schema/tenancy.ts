@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const id = () =>
   uuid('id')
@@ -14,6 +14,8 @@ export const tenants = pgTable(
     name: text('name').notNull(),
     slug: text('slug').notNull().unique(),
     archived: boolean('archived').notNull().default(false),
+    /** Origins allowed to frame the tenant's public pages (CSP frame-ancestors); none by default. */
+    embedOrigins: jsonb('embed_origins').$type<string[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   // The panel pages tenants in this order: a page reads only its rows.

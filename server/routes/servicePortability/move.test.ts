@@ -56,6 +56,15 @@ describe('PATCH /api/services/:id/move-tenant', () => {
     expect((await call(t.app, 'GET', `/api/services/${s.id}/settings-data`, as(w.tokens.admin))).statusCode).toBe(404);
   });
 
+  it('unpublishes a published service: the target tenant decides whether it is public there', async () => {
+    const target = await createTenant(t.db);
+    const s = await createService(t.db, w.tenant.id, { published: true });
+    const res = await move(s.id, target.id);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().service.published).toBe(false);
+    expect((await t.app.inject({ method: 'GET', url: `/p/${target.slug}/${s.slug}` })).statusCode).toBe(404);
+  });
+
   it('lets a tenant admin move only to a tenant they belong to', async () => {
     const target = await createTenant(t.db);
     const stranger = await createTenant(t.db);

@@ -90,6 +90,40 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
     return { service: presentService(service) };
   });
 
+  /**
+   * Publishing (docs/decisions/0120-public-pages.md): an admin of the service turns its public page
+   * on or off. An archived service cannot be published (409) but can always be unpublished.
+   */
+  const setPublished = async (actor: Actor, tenantId: string, id: string, published: boolean) => {
+    await loadService(db, actor, tenantId, id, 'service.admin');
+    return db.transaction(async (tx) => {
+      const current = await lockService(tx, tenantId, id);
+      if (!current) throw notFound(M.serviceNotFound);
+      if (published && current.archived) throw conflict(M.serviceArchivedConflict);
+      if (current.published === published) return current;
+      const row = await updateService(tx, tenantId, id, { published });
+      await writeAudit(tx, actor, {
+        tenantId,
+        action: published ? 'service.publish' : 'service.unpublish',
+        targetType: 'service',
+        targetId: id,
+      });
+      return row!;
+    });
+  };
+
+  app.patch<IdParams>('/services/:id/publish', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const service = await setPublished(actor, tenantId, parsePathId(req.params.id), true);
+    return { service: presentService(service) };
+  });
+
+  app.patch<IdParams>('/services/:id/unpublish', async (req) => {
+    const { actor, tenantId } = scope(req);
+    const service = await setPublished(actor, tenantId, parsePathId(req.params.id), false);
+    return { service: presentService(service) };
+  });
+
   /** Archives (CONTRACT section 4); only the super admins' hard delete removes data. */
   app.delete<IdParams>('/services/:id', async (req, reply) => {
     const { actor, tenantId } = scope(req);

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createSnapshotSchema, settingsIdSchema } from '../../../common/schemas/settings';
-import { takeSnapshot } from '../../commands/takeSnapshot';
-import { findSnapshot, listSnapshots } from '../../db/queries/settings';
+import { freezeCatalog, takeSnapshot } from '../../commands/takeSnapshot';
+import { findSnapshot, listSnapshots, type SnapshotRow } from '../../db/queries/settings';
+import { compareCatalogs, summarizeDiff, type FrozenCatalog } from '../../../common/catalogDiff';
+import { compareQuerySchema } from '../../../common/schemas/publishing';
 import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settings';
@@ -32,6 +34,45 @@ export default async function snapshotRoutes(app: FastifyInstance) {
     const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate, before: query.before, limit });
     const last = rows.at(-1);
     return { snapshots: rows.map(presentSnapshotSummary), next_before: rows.length === limit && last ? last.id : null };
+  });
+
+  /**
+   * What changed from one snapshot to another of the same service, or to the live catalog
+   * (`to=current`), with the same rules of who sees which snapshot (docs/decisions/0122-comparing-snapshots.md).
+   * The live catalog is frozen as the `from` snapshot was (public aspects only after a public one),
+   * and as public for those who may not see private aspects.
+   */
+  app.get('/snapshots/compare', async (req) => {
+    const { tenantId } = scope(req);
+    const query = parse(compareQuerySchema, req.query);
+    const from = await findSnapshot(db(), tenantId, query.from);
+    if (!from) throw notFound();
+    const ctx = await serviceOf(req, from.serviceId, 'catalog.view');
+    const visible = (row: SnapshotRow) => row.visibility === 'public' || ctx.permissions.canViewPrivate;
+    if (!visible(from)) throw notFound();
+    let to: {
+      summary: ReturnType<typeof presentSnapshotSummary> | { id: 'current'; label: string; visibility: string; created_at: string };
+      data: FrozenCatalog;
+    };
+    if (query.to === 'current') {
+      const visibility = from.visibility === 'public' || !ctx.permissions.canViewPrivate ? 'public' : 'internal';
+      const live = await freezeCatalog(db(), ctx.service, visibility);
+      to = { summary: { id: 'current', label: 'Live catalog', visibility, created_at: live.taken_at }, data: live };
+    } else {
+      const row = await findSnapshot(db(), tenantId, query.to);
+      if (!row || row.serviceId !== from.serviceId || !visible(row)) throw notFound();
+      to = { summary: presentSnapshotSummary(row), data: row.data as FrozenCatalog };
+    }
+    const diff = compareCatalogs(from.data as FrozenCatalog, to.data);
+    // Against the live catalog, quarters already begun compare a plan with what is recorded.
+    const planned = query.to === 'current' && diff.started_quarters.length > 0;
+    return {
+      from: presentSnapshotSummary(from),
+      to: to.summary,
+      labels: planned ? { from: 'What was planned', to: 'What is recorded' } : { from: 'Before', to: 'After' },
+      summary: summarizeDiff(diff),
+      diff,
+    };
   });
 
   app.get('/snapshots/:id', async (req) => {

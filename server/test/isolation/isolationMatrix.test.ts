@@ -5,7 +5,7 @@ import { services, tenants } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../app';
 import { assignServiceRole, createTenant } from '../factories';
 import { recordFigure } from '../security/figures';
-import { AUDITED_REFUSALS, EXAMPLES, ROUTE_RULES, fillPath, type Example, type ExampleContext } from './routeTable';
+import { AUDITED_REFUSALS, EXAMPLES, QUERIES, ROUTE_RULES, fillPath, type Example, type ExampleContext } from './routeTable';
 import { expectation, headerFor, HEADERS, type Cell, type Target } from './probes';
 import { ACTORS, buildIsolationWorld, fingerprinter, missingDataset, seedDataset, type Dataset, type IsolationWorld } from './world';
 
@@ -49,7 +49,7 @@ function datasetOf(target: Target, home: 'A' | 'B'): Dataset {
 }
 
 function hasTarget(route: RegisteredRoute): boolean {
-  if (route.url.includes(':')) return true;
+  if (route.url.includes(':') || QUERIES[keyOf(route)]) return true;
   const example = EXAMPLES[keyOf(route)];
   if (!example) return false;
   const c = { otherTenantId: 'x', unique: 'same', catalogFile: Buffer.alloc(0) };
@@ -63,7 +63,7 @@ async function send(route: RegisteredRoute, d: Dataset, token: string | null, te
   if (example.raw) {
     return call(t.app, route.method as 'POST', url, { token, tenant, body: example.raw.payload, headers: { 'content-type': example.raw.contentType } });
   }
-  return call(t.app, route.method as 'POST', url, { token, tenant, body: example.body });
+  return call(t.app, route.method as 'POST', url, { token, tenant, body: example.body, query: QUERIES[keyOf(route)]?.(d) });
 }
 
 /** Sets up what a successful write needs on a fresh dataset. */

@@ -74,6 +74,8 @@ const REPRESENTATIVE: Record<Capability, Probe> = {
     const d = await seedDataset(t.db, tenant.id, tenant.slug);
     return allowed(await call(t.app, 'DELETE', `/api/services/${d.archivedService.id}/hard-delete`, as(token)));
   },
+  'tenant.publishing': async (token) =>
+    allowed(await call(t.app, 'PUT', '/api/publishing/embed-origins', { ...as(token), body: { origins: ['https://intranet.example.org'] } })),
   'tenantSettings.page': async (token) => {
     // The page is for admins who are not super admins: the session says whether to offer it.
     const me = (await call(t.app, 'GET', '/api/auth/me', as(token))).json();

@@ -93,6 +93,24 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'DELETE /api/services/:id/hard-delete': 'services.hardDelete',
   'POST /api/invitations/:id/accept': 'self',
   'DELETE /api/invitations/:id': 'self',
+  'PATCH /api/services/:id/publish': 'service.admin',
+  'PATCH /api/services/:id/unpublish': 'service.admin',
+  'GET /api/publishing/embed-origins': 'tenant.publishing',
+  'PUT /api/publishing/embed-origins': 'tenant.publishing',
+  'GET /api/snapshots/compare': 'catalog.view',
+  // The public pages: the same answer whoever asks (the matrix's services are not published: 404).
+  'GET /p': 'public',
+  'GET /p/*': 'public',
+  'GET /p/:tenant': 'public',
+  'GET /p/:tenant/feed.atom': 'public',
+  'GET /p/:tenant/:service': 'public',
+  'GET /p/:tenant/:service/feed.atom': 'public',
+  'GET /p/:tenant/:service/editions/:id': 'public',
+};
+
+/** Query strings of the routes that name their records there, filled from a dataset. */
+export const QUERIES: Record<string, (d: Dataset) => Record<string, string>> = {
+  'GET /api/snapshots/compare': (d) => ({ from: d.snapshot.id, to: 'current' }),
 };
 
 /** Path parameters -> the dataset entity they name, by url. The first matching rule wins. */
@@ -110,6 +128,7 @@ const PARAM_RULES: { test: RegExp; params: Record<string, (d: Dataset) => string
   { test: /^\/api\/(admin\/)?users\/:id(\/|$)/, params: { id: (d) => d.user.id } },
   { test: /^\/api\/tenants\/:id(\/|$)/, params: { id: (d) => d.tenant.id } },
   { test: /^\/api\/invitations\/:id(\/|$)/, params: { id: (d) => d.invitation.id } },
+  { test: /^\/p\//, params: { tenant: (d) => d.tenantSlug, service: (d) => d.service.slug, id: (d) => d.snapshot.id } },
 ];
 
 /** The url with its parameters filled from a dataset, or null when the map cannot fill one. */
@@ -186,6 +205,9 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'POST /api/services/import/preview': (_d, c) => multipart(c.catalogFile),
   'PATCH /api/services/:id/move-tenant': (_d, c) => json({ targetTenantId: c.otherTenantId }),
   'POST /api/invitations/:id/accept': () => json({}),
+  'PATCH /api/services/:id/publish': () => json({}),
+  'PATCH /api/services/:id/unpublish': () => json({}),
+  'PUT /api/publishing/embed-origins': () => json({ origins: ['https://intranet.example.org'] }),
 };
 
 /** Routes that may legitimately write on a refused call: failed sign-ins are audited. */

@@ -244,3 +244,72 @@ describe('sanitizeRichText, property', () => {
     );
   }, 120_000);
 });
+
+describe('hostile content on the public pages', () => {
+  it('renders every payload, in every field a public page or feed shows, without an executable construct', async () => {
+    const { pageExecutableConstructs } = await import('./pageCheck');
+    const admin = asAdmin();
+    const created = await call(t.app, 'POST', '/api/services', {
+      ...admin,
+      body: { name: 'XSS public', slug: 'xss-public', description: XSS_CORPUS.join('\n'), serviceOwner: XSS_CORPUS[0], subscriptionModel: XSS_CORPUS[1] },
+    });
+    const service = created.json().service;
+    const category = (await call(t.app, 'POST', '/api/categories', { ...as(), body: { serviceId: service.id, name: XSS_CORPUS[2]!.slice(0, 200) } })).json()
+      .category;
+    const snapshot = async (label: string) =>
+      expect(
+        (
+          await call(t.app, 'POST', '/api/snapshots', {
+            ...as(),
+            body: { serviceId: service.id, label, visibility: 'public', note: XSS_CORPUS.join(' ').slice(0, 1000) },
+          })
+        ).statusCode,
+      ).toBe(201);
+    const ids: string[] = [];
+    for (const [i, payload] of XSS_CORPUS.entries()) {
+      const aspect = await call(t.app, 'POST', '/api/aspects', {
+        ...as(),
+        body: { serviceId: service.id, categoryId: category.id, title: `${i} ${payload}`.slice(0, 200), description: payload, isPublic: true },
+      });
+      ids.push(aspect.json().aspect.id);
+      await call(t.app, 'POST', '/api/availabilities', {
+        ...as(),
+        body: { aspectId: aspect.json().aspect.id, timeBucket: service.timeline[0], value: payload },
+      });
+    }
+    await snapshot(XSS_CORPUS[3]!.slice(0, 200));
+    // A second edition changes every cell, so the changes list shows old and new hostile values.
+    for (const [i, id] of ids.entries()) {
+      await call(t.app, 'POST', '/api/availabilities', {
+        ...as(),
+        body: { aspectId: id, timeBucket: service.timeline[0], value: XSS_CORPUS[(i + 1) % XSS_CORPUS.length] },
+      });
+    }
+    await snapshot(XSS_CORPUS[4]!.slice(0, 200));
+    expect((await call(t.app, 'PATCH', `/api/services/${service.id}/publish`, admin)).statusCode).toBe(200);
+    const base = `/p/${world.tenant.slug}`;
+    const page = await t.app.inject({ method: 'GET', url: `${base}/xss-public` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('What changed since the previous edition');
+    // The check is not blind: one hostile construct slipped into the page is found.
+    for (const slipped of ['<img src=x onerror=alert(1)>', '<script>x</script>', '<a href="java&#x09;script:x">x</a>', '<p style="x">x</p>', '<svg></svg>']) {
+      expect(pageExecutableConstructs(page.body.replace('</main>', `${slipped}</main>`)), slipped).not.toEqual([]);
+    }
+    const older = /href="([^"]+\/editions\/[^"]+)"/.exec(page.body)![1]!;
+    for (const url of [`${base}/xss-public`, older, base]) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      checked++;
+      const found = pageExecutableConstructs(res.body);
+      if (found.length) unsafe++;
+      expect(found, url).toEqual([]);
+    }
+    for (const url of [`${base}/xss-public/feed.atom`, `${base}/feed.atom`]) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      // Every text in a feed is escaped: markup appears only as the feed's own elements.
+      const tags = new Set([...res.body.matchAll(/<\/?([a-zA-Z][\w:-]*)/g)].map((m) => m[1]));
+      expect([...tags].sort()).toEqual(['author', 'content', 'entry', 'feed', 'id', 'link', 'name', 'published', 'summary', 'title', 'updated'].sort());
+    }
+  });
+});

@@ -185,7 +185,7 @@ export function CatalogPage() {
           </Alert>
         ) : null}
         <Group justify="space-between" wrap="wrap" gap="md">
-          <Group gap="md" wrap="wrap">
+          <Group gap="md" wrap="wrap" className="print-hidden">
             <SegmentedControl
               aria-label="View mode"
               value={mode}
@@ -204,7 +204,7 @@ export function CatalogPage() {
             />
           </Group>
           {mode === 'roadmap' ? (
-            <Group gap="sm">
+            <Group gap="sm" className="print-hidden">
               {canEdit ? (
                 <>
                   <Button variant="default" onClick={() => setCreatingCategory(true)}>

@@ -22,6 +22,7 @@ import { useSession } from '../../session/SessionProvider';
 import { CreateSnapshotModal } from './CreateSnapshotModal';
 import { DetailsTab } from './DetailsTab';
 import { MoveServiceModal } from './MoveServiceModal';
+import { PublishingPanel } from './PublishingPanel';
 import { SnapshotList } from './SnapshotList';
 import { TagEditor, type TagEditorProps } from './TagEditor';
 import { UserAssignmentsTab } from './UserAssignmentsTab';
@@ -117,6 +118,7 @@ export default function ServiceSettingsPage() {
   const isAdmin = permissions.canAdmin;
   const tab: Tab = requestedTab === 'users' && !isAdmin ? 'details' : requestedTab;
   const readOnly = service.archived;
+  const tenantSlug = tenant?.slug ?? null;
   const otherTenants = (user?.availableTenants ?? []).filter((t) => t.id !== (tenant?.id ?? service.tenant_id) && !t.archived);
 
   const download = (path: string, filename: string, fallback: string) =>
@@ -211,6 +213,8 @@ export default function ServiceSettingsPage() {
             </Tabs.Panel>
           ) : null}
         </Tabs>
+
+        {isAdmin && tenantSlug ? <PublishingPanel service={service} tenantSlug={tenantSlug} /> : null}
 
         <SnapshotList serviceId={service.id} />
       </Stack>

@@ -2,6 +2,7 @@ import { Badge, Button, Loader, Stack, Table, Text, Title } from '@mantine/core'
 import { memo, useMemo, useState } from 'react';
 import { useSnapshot, useSnapshots, type SnapshotSummary } from '../../api/settings';
 import { CatalogModal } from '../../components/CatalogModal';
+import { CompareSnapshots } from './CompareSnapshots';
 import { RoadmapTable, type RoadmapTableHandlers } from '../../components/RoadmapTable';
 import { groupCatalog } from '../Catalog/catalogGroups';
 
@@ -85,25 +86,28 @@ export function SnapshotList({ serviceId }: { serviceId: string }) {
       ) : !rows.length ? (
         <Text c="dimmed">No snapshots yet.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped aria-label="Snapshots">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Label</Table.Th>
-                <Table.Th>Visibility</Table.Th>
-                <Table.Th>Note</Table.Th>
-                <Table.Th>Created by</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>View</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((s) => (
-                <SnapshotRow key={s.id} snapshot={s} onView={setViewing} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <>
+          <CompareSnapshots snapshots={rows} />
+          <Table.ScrollContainer minWidth={640}>
+            <Table striped aria-label="Snapshots">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Label</Table.Th>
+                  <Table.Th>Visibility</Table.Th>
+                  <Table.Th>Note</Table.Th>
+                  <Table.Th>Created by</Table.Th>
+                  <Table.Th>Created</Table.Th>
+                  <Table.Th>View</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((s) => (
+                  <SnapshotRow key={s.id} snapshot={s} onView={setViewing} />
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </>
       )}
       {snapshots.hasNextPage ? (
         <Button variant="default" size="xs" w="fit-content" loading={snapshots.isFetchingNextPage} onClick={() => void snapshots.fetchNextPage()}>

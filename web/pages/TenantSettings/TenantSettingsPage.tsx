@@ -1,4 +1,4 @@
-import { Button, Group, Paper, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useCallback, useMemo, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
@@ -16,6 +16,7 @@ import { MessageBar } from '../../components/MessageBar';
 import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
 import { TenantUserTable } from './TenantUserTable';
+import { EmbedOriginsForm } from './EmbedOriginsForm';
 
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
 export default function TenantSettingsPage() {
@@ -88,6 +89,9 @@ export default function TenantSettingsPage() {
         </Title>
         <AuditLogTable audit={audit} />
       </Paper>
+      <Stack mt="md">
+        <EmbedOriginsForm />
+      </Stack>
 
       <CreateUserModal
         title="Add User"

@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { embedOriginsSchema } from '../../../common/schemas/publishing';
+import { writeAudit } from '../../commands/audit';
+import { getEmbedOrigins, setEmbedOrigins } from '../../db/queries/embedding';
+import { scope } from '../../plugins/context';
+import { requireTenant } from '../../policies';
+import { parse } from '../../validation';
+
+/**
+ * The tenant's publishing settings: the origins allowed to embed its public pages in a frame
+ * (CSP frame-ancestors; none by default). Tenant admins only (docs/decisions/0120-public-pages.md).
+ */
+export default async function publishingRoutes(app: FastifyInstance) {
+  const db = app.database.db;
+
+  app.get('/publishing/embed-origins', async (req) => {
+    const { actor, tenantId } = scope(req);
+    requireTenant(actor, 'tenant.publishing');
+    return { origins: await getEmbedOrigins(db, tenantId) };
+  });
+
+  app.put('/publishing/embed-origins', async (req) => {
+    const { actor, tenantId } = scope(req);
+    requireTenant(actor, 'tenant.publishing');
+    const { origins } = parse(embedOriginsSchema, req.body);
+    const unique = [...new Set(origins)];
+    await db.transaction(async (tx) => {
+      await setEmbedOrigins(tx, tenantId, unique);
+      await writeAudit(tx, actor, { tenantId, action: 'tenant.embed_origins', targetType: 'tenant', targetId: tenantId, details: { origins: unique } });
+    });
+    return { origins: unique };
+  });
+}
