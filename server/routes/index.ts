@@ -21,6 +21,7 @@ import metricsRoutes from './metrics';
 import auditRoutes from './audit';
 import invitationRoutes from './invitations';
 import eventRoutes from './events';
+import apiTokenRoutes from './apiTokens';
 
 /** Every route folder, registered explicitly under /api. */
 export const routeModules = [
@@ -46,6 +47,7 @@ export const routeModules = [
   auditRoutes,
   invitationRoutes,
   eventRoutes,
+  apiTokenRoutes,
 ];
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {

@@ -18,7 +18,8 @@ export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const { database, dispose } = await openTestDatabase();
   // Cached reads go stale by this process's writes only, so statement counts do not depend on timing.
-  const config: Config = loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', CACHE_MAX_AGE_MS: '600000', ...env });
+  // Webhook deliveries are sent only where a test asks for them (server/integrations/webhooks.test.ts).
+  const config: Config = loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', CACHE_MAX_AGE_MS: '600000', WEBHOOK_DELIVERY: 'off', ...env });
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
   await app.ready();
   return {
