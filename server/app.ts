@@ -15,6 +15,7 @@ import { HotReads, serverTiming } from './plugins/hotReads';
 import { AvailabilityChanges } from './routes/services/fullParts';
 import { createLimits } from './plugins/sharedLimits';
 import { registerRoutes } from './routes';
+import { WebhookDispatcher } from './integrations/webhooks';
 import { M } from '../common/messages';
 import { AppError } from './errors';
 import './plugins/context';
@@ -43,6 +44,8 @@ declare module 'fastify' {
     hotReads: HotReads;
     /** Which aspects this process's availability writes changed, by service version (server/routes/services/fullParts.ts). */
     availabilityChanges: AvailabilityChanges;
+    /** The webhook queue's sender in this process (server/integrations/webhooks.ts). */
+    webhooks: WebhookDispatcher;
   }
 }
 
@@ -113,6 +116,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));
+  const webhooks = new WebhookDispatcher(options.database, config, () => app.log);
+  app.decorate('webhooks', webhooks);
+  if (config.WEBHOOK_DELIVERY === 'on') {
+    app.addHook('onReady', async () => webhooks.start());
+    app.addHook('preClose', async () => webhooks.stop());
+  }
   const limits = await createLimits(config, options.database, RATE_WINDOW_MS, () => app.log);
   app.addHook('onClose', () => limits.close());
   app.decorate('loginLimiter', limits.loginThrottle);

@@ -22,6 +22,7 @@ import auditRoutes from './audit';
 import invitationRoutes from './invitations';
 import eventRoutes from './events';
 import apiTokenRoutes from './apiTokens';
+import webhookRoutes from './webhooks';
 
 /** Every route folder, registered explicitly under /api. */
 export const routeModules = [
@@ -48,6 +49,7 @@ export const routeModules = [
   invitationRoutes,
   eventRoutes,
   apiTokenRoutes,
+  webhookRoutes,
 ];
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {

@@ -84,3 +84,44 @@ export async function listDeliveries(db: Executor, tenantId: string, endpointId:
     .orderBy(desc(webhookDeliveries.seq))
     .limit(limit);
 }
+
+export async function insertWebhook(db: Executor, values: typeof webhookEndpoints.$inferInsert): Promise<WebhookEndpointRow> {
+  const [row] = await db.insert(webhookEndpoints).values(values).returning();
+  return row!;
+}
+
+export async function updateWebhook(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  changes: Partial<typeof webhookEndpoints.$inferInsert>,
+): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set(changes)
+    .where(and(eq(webhookEndpoints.tenantId, tenantId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteWebhook(db: Executor, tenantId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await db
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.tenantId, tenantId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+/** Queues a delivery's event once more for its endpoint ("send again"): same event id, new place in the order. */
+export async function requeueDelivery(db: Executor, tenantId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryRow | undefined> {
+  const [original] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.id, deliveryId)));
+  if (!original) return undefined;
+  const [queued] = await db
+    .insert(webhookDeliveries)
+    .values({ tenantId, endpointId, eventId: original.eventId, eventType: original.eventType, serviceKey: original.serviceKey, data: original.data })
+    .returning();
+  return queued;
+}

@@ -93,6 +93,17 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'DELETE /api/services/:id/hard-delete': 'services.hardDelete',
   'POST /api/invitations/:id/accept': 'self',
   'DELETE /api/invitations/:id': 'self',
+  'POST /api/api-tokens': 'tenant.users',
+  'GET /api/api-tokens': 'tenant.users',
+  'DELETE /api/api-tokens/:id': 'tenant.users',
+  'GET /api/admin/api-tokens': 'platform.manage',
+  'DELETE /api/admin/api-tokens/:id': 'platform.manage',
+  'POST /api/webhooks': 'tenant.users',
+  'GET /api/webhooks': 'tenant.users',
+  'PUT /api/webhooks/:id': 'tenant.users',
+  'DELETE /api/webhooks/:id': 'tenant.users',
+  'GET /api/webhooks/:id/deliveries': 'tenant.users',
+  'POST /api/webhooks/:id/deliveries/:deliveryId/retry': 'tenant.users',
 };
 
 /** Path parameters -> the dataset entity they name, by url. The first matching rule wins. */
@@ -110,6 +121,8 @@ const PARAM_RULES: { test: RegExp; params: Record<string, (d: Dataset) => string
   { test: /^\/api\/(admin\/)?users\/:id(\/|$)/, params: { id: (d) => d.user.id } },
   { test: /^\/api\/tenants\/:id(\/|$)/, params: { id: (d) => d.tenant.id } },
   { test: /^\/api\/invitations\/:id(\/|$)/, params: { id: (d) => d.invitation.id } },
+  { test: /^\/api\/(admin\/)?api-tokens\/:id$/, params: { id: (d) => d.apiToken.id } },
+  { test: /^\/api\/webhooks\/:id(\/|$)/, params: { id: (d) => d.webhook.id, deliveryId: (d) => d.delivery.id } },
 ];
 
 /** The url with its parameters filled from a dataset, or null when the map cannot fill one. */
@@ -186,6 +199,10 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'POST /api/services/import/preview': (_d, c) => multipart(c.catalogFile),
   'PATCH /api/services/:id/move-tenant': (_d, c) => json({ targetTenantId: c.otherTenantId }),
   'POST /api/invitations/:id/accept': () => json({}),
+  'POST /api/api-tokens': (_d, c) => json({ name: `Probe ${c.unique}`, role: 'reader' }),
+  'POST /api/webhooks': () => json({ url: 'https://hooks.example.com/probe', events: ['service.updated'] }),
+  'PUT /api/webhooks/:id': () => json({ events: ['service.created'] }),
+  'POST /api/webhooks/:id/deliveries/:deliveryId/retry': () => json({}),
 };
 
 /** Routes that may legitimately write on a refused call: failed sign-ins are audited. */
