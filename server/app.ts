@@ -16,6 +16,8 @@ import { AvailabilityChanges } from './routes/services/fullParts';
 import { createLimits } from './plugins/sharedLimits';
 import { registerRoutes } from './routes';
 import { WebhookDispatcher } from './integrations/webhooks';
+import { openApiRoutes, type RouteDoc } from './openapi';
+import { WEBHOOK_EVENTS } from '../common/schemas/integrations';
 import { M } from '../common/messages';
 import { AppError } from './errors';
 import './plugins/context';
@@ -35,7 +37,7 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../dist/web', import.meta
 export interface RegisteredRoute {
   method: string;
   url: string;
-  config: { public?: boolean; tenant?: boolean };
+  config: { public?: boolean; tenant?: boolean; doc?: RouteDoc };
 }
 
 declare module 'fastify' {
@@ -155,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   await registerRoutes(app);
+  await openApiRoutes(app, WEBHOOK_EVENTS);
   if (options.webRoot !== null) await app.register(spaPlugin, { root: options.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

@@ -139,3 +139,40 @@ export interface WebhookDeliveryView {
   last_attempt_at: string | null;
   next_attempt_at: string | null;
 }
+
+/** The answers' shapes, as documented in the OpenAPI document (server/openapi.ts) and checked against real answers in the tests. */
+const isoDate = z.string();
+export const apiTokenViewSchema = z.object({
+  id: z.uuid(),
+  tenant_id: z.uuid(),
+  name: z.string(),
+  role: z.enum(ROLES),
+  service_ids: z.array(z.uuid()).nullable(),
+  hint: z.string(),
+  expires_at: isoDate.nullable(),
+  last_used_at: isoDate.nullable(),
+  created_at: isoDate,
+});
+export const webhookViewSchema = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  role: z.enum(ROLES),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  failing_since: isoDate.nullable(),
+  created_at: isoDate,
+});
+export const webhookDeliveryViewSchema = z.object({
+  id: z.uuid(),
+  event_id: z.string(),
+  event_type: z.string(),
+  status: z.enum(['pending', 'sending', 'succeeded', 'failed']),
+  attempts: z.number().int(),
+  response_status: z.number().int().nullable(),
+  duration_ms: z.number().int().nullable(),
+  error: z.string().nullable(),
+  created_at: isoDate,
+  last_attempt_at: isoDate.nullable(),
+  next_attempt_at: isoDate.nullable(),
+});

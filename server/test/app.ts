@@ -4,6 +4,9 @@ import { loadConfig, type Config } from '../config';
 import { buildApp } from '../app';
 import type { Database } from '../db';
 import { openTestDatabase } from './db';
+import { checkDocumentedAnswer } from '../openapi';
+
+const DOC_MISMATCH = 'x-test-doc-mismatch';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -21,6 +24,12 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   // Webhook deliveries are sent only where a test asks for them (server/integrations/webhooks.test.ts).
   const config: Config = loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', CACHE_MAX_AGE_MS: '600000', WEBHOOK_DELIVERY: 'off', ...env });
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
+  // Every answer of every API test is checked against its route's documented schema (server/openapi.ts).
+  app.addHook('onSend', async (req, reply, payload) => {
+    const problem = typeof payload === 'string' ? checkDocumentedAnswer(req.routeOptions.config?.doc, reply.statusCode, payload) : null;
+    if (problem) reply.header(DOC_MISMATCH, problem.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000));
+    return payload;
+  });
   await app.ready();
   return {
     app,
@@ -51,11 +60,14 @@ export async function call(
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.tenant) headers['x-tenant-slug'] = opts.tenant;
-  return app.inject({
+  const res = await app.inject({
     method,
     url,
     headers,
     query: opts.query,
     ...(opts.body !== undefined ? { payload: opts.body as InjectOptions['payload'] } : {}),
-  }) as never;
+  });
+  const mismatch = res.headers[DOC_MISMATCH];
+  if (mismatch) throw new Error(`${method} ${url} answered ${res.statusCode} unlike its documented schema: ${String(mismatch)}`);
+  return res as never;
 }

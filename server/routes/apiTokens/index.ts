@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createApiTokenSchema, INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import { z } from 'zod';
+import { apiTokenViewSchema, createApiTokenSchema, INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import type { RouteDoc } from '../../openapi';
 import { idParamSchema } from '../../../common/schemas/users';
 import { newApiTokenSecret } from '../../auth/apiTokens';
 import { writeAudit } from '../../commands/audit';
@@ -25,7 +27,19 @@ function tokenIdOf(req: FastifyRequest): string {
 export default async function apiTokenRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
-  app.post('/api-tokens', async (req, reply) => {
+  const tags = ['API tokens'];
+  const capability = 'tenant.users (a person, never an API token)';
+  const token = z.object({ token: apiTokenViewSchema });
+  const tokens = z.object({ tokens: z.array(apiTokenViewSchema) });
+
+  const create: RouteDoc = {
+    summary: 'Create an API token; its secret is answered here only',
+    capability,
+    tags,
+    body: createApiTokenSchema,
+    responses: { 201: token.extend({ secret: z.string().startsWith('scat_') }) },
+  };
+  app.post('/api-tokens', { config: { doc: create } }, async (req, reply) => {
     const { actor, tenantId } = scope(req);
     requireIntegrationManager(actor);
     const input = parse(createApiTokenSchema, req.body);
@@ -55,41 +69,57 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
     return reply.status(201).send({ token: presentApiToken(token), secret });
   });
 
-  app.get('/api-tokens', async (req) => {
-    const { actor, tenantId } = scope(req);
-    requireIntegrationManager(actor);
-    return { tokens: (await listApiTokens(db(), tenantId)).map(presentApiToken) };
-  });
+  app.get(
+    '/api-tokens',
+    { config: { doc: { summary: "The tenant's API tokens (never their secrets)", capability, tags, responses: { 200: tokens } } } },
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      requireIntegrationManager(actor);
+      return { tokens: (await listApiTokens(db(), tenantId)).map(presentApiToken) };
+    },
+  );
 
-  app.delete('/api-tokens/:id', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    requireIntegrationManager(actor);
-    const id = tokenIdOf(req);
-    await db().transaction(async (tx) => {
-      const row = await revokeApiToken(tx, tenantId, id);
-      if (!row) throw notFound(M.tokenNotFound);
-      await writeAudit(tx, actor, { tenantId, action: 'api_token.revoke', targetType: 'api_token', targetId: id, details: { name: row.name } });
-    });
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/api-tokens/:id',
+    { config: { doc: { summary: 'Revoke an API token, at once in every server process', capability, tags, responses: { 204: null } } } },
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      requireIntegrationManager(actor);
+      const id = tokenIdOf(req);
+      await db().transaction(async (tx) => {
+        const row = await revokeApiToken(tx, tenantId, id);
+        if (!row) throw notFound(M.tokenNotFound);
+        await writeAudit(tx, actor, { tenantId, action: 'api_token.revoke', targetType: 'api_token', targetId: id, details: { name: row.name } });
+      });
+      return reply.status(204).send();
+    },
+  );
 
   // The Super Admin Panel: every tenant's tokens, across tenants.
-  const cross = { config: { tenant: false } };
+  const cross = (doc: RouteDoc) => ({ config: { tenant: false, doc } });
 
-  app.get('/admin/api-tokens', cross, async (req) => {
-    requirePlatform(requireActor(req));
-    return { tokens: (await listApiTokens(db(), null)).map(presentApiToken) };
-  });
+  app.get(
+    '/admin/api-tokens',
+    cross({ summary: "Every tenant's API tokens (super admin)", capability: 'platform.manage', tags, responses: { 200: tokens } }),
+    async (req) => {
+      requirePlatform(requireActor(req));
+      return { tokens: (await listApiTokens(db(), null)).map(presentApiToken) };
+    },
+  );
 
-  app.delete('/admin/api-tokens/:id', cross, async (req, reply) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    const id = tokenIdOf(req);
-    await db().transaction(async (tx) => {
-      const row = await revokeApiToken(tx, null, id);
-      if (!row) throw notFound(M.tokenNotFound);
-      await writeAudit(tx, actor, { tenantId: row.tenantId, action: 'api_token.revoke', targetType: 'api_token', targetId: id, details: { name: row.name } });
-    });
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/admin/api-tokens/:id',
+    cross({ summary: "Revoke any tenant's API token (super admin)", capability: 'platform.manage', tags, responses: { 204: null } }),
+    async (req, reply) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const id = tokenIdOf(req);
+      await db().transaction(async (tx) => {
+        const row = await revokeApiToken(tx, null, id);
+        if (!row) throw notFound(M.tokenNotFound);
+        await writeAudit(tx, actor, { tenantId: row.tenantId, action: 'api_token.revoke', targetType: 'api_token', targetId: id, details: { name: row.name } });
+      });
+      return reply.status(204).send();
+    },
+  );
 }

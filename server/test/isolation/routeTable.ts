@@ -12,6 +12,8 @@ export type RouteRule = Capability | 'public' | 'member' | 'self';
 export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /api/health': 'public',
   'GET /api/health/ready': 'public',
+  'GET /api/openapi.json': 'public',
+  'GET /api/docs': 'public',
   'POST /api/auth/login': 'public',
   'GET /api/auth/me': 'member',
   'GET /api/events': 'member',
