@@ -7,6 +7,7 @@ import type { ListFigure } from './lists';
 import type { Figure } from './measure';
 import type { MemoryRow } from './pgliteMemory';
 import type { StreamFigure } from './stream';
+import type { WebhookFigure } from './webhooks';
 
 export interface Machine {
   commit: string;
@@ -39,6 +40,8 @@ export interface BenchResults {
   lists?: { machine: Machine; figures: ListFigure[]; notes: string[] };
   /** The change stream across three processes on PostgreSQL (bench/stream.ts). */
   stream?: { machine: Machine; figures: StreamFigure[]; notes: string[] };
+  /** Webhooks: writes with them off and on, delivery latency and throughput (bench/webhooks.ts). */
+  webhooks?: { machine: Machine; results: { database: string; figures: WebhookFigure[]; notes: string[] }[] };
 }
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -155,6 +158,7 @@ export function renderReport(r: BenchResults): string {
 
   if (r.lists) lines.push(...listsSection(r.lists));
   if (r.stream) lines.push(...streamSection(r.stream));
+  if (r.webhooks) lines.push(...webhookSection(r.webhooks));
 
   lines.push(
     '## What stands in the way of the targets not met',
@@ -404,3 +408,22 @@ const BROWSER_LIMITS: string[] = [
   '  stretch of JavaScript or garbage collection longer than about 20 ms. At 93f6036, on a quiet',
   '  machine (load average 0.6 at the end), the longest was 31 ms embedded and 32 ms on PostgreSQL.',
 ];
+
+/** Webhooks (bench/webhooks.ts): writes off and on, delivery latency and throughput, per database. */
+function webhookSection(w: NonNullable<BenchResults['webhooks']>): string[] {
+  const lines = [
+    '## Webhooks',
+    '',
+    'Issue 29 (bench/webhooks.ts, `BENCH_STEPS=webhooks`): one server, a receiver on 127.0.0.1 answering 200 at once,',
+    'deliveries queued by the database in the writing transaction and sent by the server (decisions 0131, 0132).',
+    '',
+    measured(w.machine, ''),
+    '',
+  ];
+  for (const r of w.results) {
+    lines.push(`### ${r.database}`, '', '| figure | value | note |', '|---|---|---|');
+    for (const f of r.figures) lines.push(`| ${f.what} | ${f.value} | ${f.note ?? ''} |`);
+    lines.push('', ...r.notes.map((n) => `- ${n}`), '');
+  }
+  return lines;
+}

@@ -16,6 +16,9 @@
  *   propagation, warm reads with it, and 10,000 idle SSE streams on one process (bench/stream.ts;
  *   it uses BENCH_PORT and the next three ports).
  *
+ * - webhooks: writes with webhooks off and on, delivery latency and throughput to a local receiver
+ *   (bench/webhooks.ts), on the embedded database and, with DATABASE_URL, on PostgreSQL.
+ *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
  * run); BENCH_MEMORY_SECONDS (the mixed load's duration, default 300); BENCH_PORT (default 3190,
@@ -36,9 +39,10 @@ import { benchDatabase, measureMemory, memoryOptionsFromEnv } from './memory';
 import { measurePgliteMemory } from './pgliteMemory';
 import { renderReport, type BenchResults, type DatabaseFigures, type Machine } from './report';
 import { measureStream, streamOptionsFromEnv } from './stream';
+import { measureWebhooks, webhookOptionsFromEnv } from './webhooks';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
-const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream'] as const;
+const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'webhooks'] as const;
 const EMBEDDED = 'Embedded (PGlite in a worker thread)';
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
@@ -134,6 +138,21 @@ async function main() {
     const machine = machineNow(scaleName, options.runs, options.seconds);
     const { figures, notes } = await measureStream(options);
     save('stream', { machine, figures, notes });
+  }
+  if (steps.includes('webhooks')) {
+    const options = webhookOptionsFromEnv(log, port);
+    const machine = machineNow(scaleName, 1, 0);
+    const results: NonNullable<BenchResults['webhooks']>['results'] = [];
+    for (const databaseUrl of [undefined, process.env.DATABASE_URL].filter((u, i) => i === 0 || u)) {
+      const database = databaseUrl ? await benchDatabase(databaseUrl, 'catalog_bench_hooks') : null;
+      try {
+        log(`webhooks: ${database ? 'PostgreSQL' : 'embedded database'}`);
+        results.push({ database: database ? 'PostgreSQL' : EMBEDDED, ...(await measureWebhooks({ ...options, databaseUrl: database?.url })) });
+      } finally {
+        await database?.drop();
+      }
+    }
+    save('webhooks', { machine, results });
   }
   log(`wrote ${REPORT}`);
 }

@@ -1,6 +1,5 @@
 import {
   Alert,
-  Badge,
   Button,
   Checkbox,
   CopyButton,
@@ -312,9 +311,9 @@ function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; on
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Badge color={d.status === 'succeeded' ? 'green' : d.status === 'failed' ? 'red' : 'gray'} variant="light">
+                  <Text size="sm" fw={600} c={d.status === 'succeeded' ? 'green.9' : d.status === 'failed' ? 'red.9' : undefined}>
                     {d.status}
-                  </Badge>
+                  </Text>
                   {d.error ? (
                     <Text size="xs" c="dimmed">
                       {d.error}
@@ -382,13 +381,13 @@ function WebhooksPanel() {
                 <Table.Td>{h.events.join(', ')}</Table.Td>
                 <Table.Td>
                   {h.enabled ? (
-                    <Badge color="green" variant="light">
+                    <Text size="sm" fw={600} c="green.9">
                       Active
-                    </Badge>
+                    </Text>
                   ) : (
-                    <Badge color="red" variant="light">
+                    <Text size="sm" fw={600} c="red.9">
                       {h.disabled_reason === 'failing' ? M.webhookDisabledFailing : 'Disabled'}
-                    </Badge>
+                    </Text>
                   )}
                 </Table.Td>
                 <Table.Td>
