@@ -311,7 +311,7 @@ function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; on
                   </Text>
                 </Table.Td>
                 <Table.Td>
-                  <Text size="sm" fw={600} c={d.status === 'succeeded' ? 'green.9' : d.status === 'failed' ? 'red.9' : undefined}>
+                  <Text size="sm" fw={600}>
                     {d.status}
                   </Text>
                   {d.error ? (
@@ -381,11 +381,11 @@ function WebhooksPanel() {
                 <Table.Td>{h.events.join(', ')}</Table.Td>
                 <Table.Td>
                   {h.enabled ? (
-                    <Text size="sm" fw={600} c="green.9">
+                    <Text size="sm" fw={600}>
                       Active
                     </Text>
                   ) : (
-                    <Text size="sm" fw={600} c="red.9">
+                    <Text size="sm" fw={600}>
                       {h.disabled_reason === 'failing' ? M.webhookDisabledFailing : 'Disabled'}
                     </Text>
                   )}
