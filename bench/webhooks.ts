@@ -107,19 +107,33 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     const sent: { value: string; at: number }[] = [];
     let hookId = '';
     o.log(`webhooks: ${o.blocks} blocks of ${o.writes} writes each side`);
+    // Each write goes to the next service's aspect: the content is read when sent, so a cell written
+    // again before its delivery left would be sent with the later value.
+    const aspectOf = (i: number) => services[i % services.length]!.aspectId;
+    /** Waits until the receiver has been quiet for `quietMs`. */
+    const settle = async (quietMs: number) => {
+      let last = received;
+      let since = performance.now();
+      while (performance.now() - since < quietMs) {
+        await new Promise((r) => setTimeout(r, 25));
+        if (received !== last) {
+          last = received;
+          since = performance.now();
+        }
+      }
+    };
     for (let b = 0; b < o.blocks; b++) {
-      for (let i = 0; i < o.writes; i++) off.push((await write(services[0]!.aspectId)).ms);
+      for (let i = 0; i < o.writes; i++) off.push((await write(aspectOf(i))).ms);
       const hook = await ok('POST', '/api/webhooks', { url: hookUrl, events: ['availability.changed'], role: 'editor' });
       hookId = hook.webhook.id;
       for (let i = 0; i < o.writes; i++) {
-        const w = await write(services[0]!.aspectId);
+        const w = await write(aspectOf(i));
         on.push(w.ms);
         sent.push(w);
       }
+      await settle(500);
       await ok('DELETE', `/api/webhooks/${hookId}`);
     }
-    // Every delivery of the "on" blocks was queued before its endpoint was deleted; wait for what was sent.
-    await new Promise((r) => setTimeout(r, 1000));
     const latencies = sent.filter((s) => arrivals.has(s.value)).map((s) => arrivals.get(s.value)! - s.at);
 
     o.log(`webhooks: burst of ${o.burst} writes over ${services.length} services`);
@@ -171,6 +185,12 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
       "Latency is taken from the write's answer, which comes after its commit: the time from commit is at most this.",
       'Writes committed together in one statement (decision 0105) are one event, so a burst may give fewer deliveries than writes.',
     ];
+    const ratio = p(on, 99) / p(off, 99);
+    if (ratio > 1.1) {
+      notes.push(
+        `Target not met in this run (${ratio.toFixed(2)}×): the sender's own statements (claim, content reads, the result) share the database with the writes; batching them per round is the next step (docs/decisions/0132-webhook-delivery.md).`,
+      );
+    }
     return { figures, notes };
   } finally {
     await server.stop();
