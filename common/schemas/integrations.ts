@@ -19,6 +19,7 @@ export const INTEGRATION_MESSAGES = {
   webhookCreated: 'Webhook created. Copy the signing secret now: it is not shown again.',
   webhookDeleted: 'Webhook deleted',
   webhookDisabledFailing: 'Disabled after failing for a day',
+  enableBeforeSending: 'Enable the webhook before sending again',
 } as const;
 
 export const MAX_TOKEN_NAME_LENGTH = 100;

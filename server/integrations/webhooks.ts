@@ -11,6 +11,7 @@ import { servicePermissions } from '../policies';
 import { presentService } from '../presenters/services';
 import { writeAudit } from '../commands/audit';
 import { sendWebhook, type SendResult } from './send';
+import { StampedCache } from '../db/writeStamps';
 
 /** Seconds after each failed attempt before the next (Standard Webhooks' schedule): the last is about 27 hours after the first. */
 export const RETRY_DELAYS_S = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
@@ -141,12 +142,16 @@ export class WebhookDispatcher {
   private unfollow: (() => void) | null = null;
   /** Deliveries sent since start, for figures. */
   sent = 0;
+  /** Whether any endpoint is enabled, read again when any process writes the endpoints: without one, a round costs nothing. */
+  private readonly anyEnabled: StampedCache<boolean>;
 
   constructor(
     private readonly database: Database,
     private readonly config: Config,
     private readonly log: () => FastifyBaseLogger,
-  ) {}
+  ) {
+    this.anyEnabled = new StampedCache<boolean>(['webhook_endpoints'], config.CACHE_MAX_AGE_MS, 1);
+  }
 
   start(): void {
     this.started = true;
@@ -189,6 +194,12 @@ export class WebhookDispatcher {
 
   /** Sends every delivery due now, round after round, until none is left; answers how many were attempted. */
   async drain(): Promise<number> {
+    const db = this.database.db;
+    const enabled = await this.anyEnabled.get(
+      'any',
+      async () => (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).limit(1)).length > 0,
+    );
+    if (!enabled) return 0;
     let total = 0;
     for (;;) {
       const claimed = await this.claim();

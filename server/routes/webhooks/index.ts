@@ -10,7 +10,7 @@ import {
 import type { RouteDoc } from '../../openapi';
 import { writeAudit } from '../../commands/audit';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, requeueDelivery, updateWebhook } from '../../db/queries/integrations';
-import { invalid, notFound } from '../../errors';
+import { conflict, invalid, notFound } from '../../errors';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../integrations/webhooks';
 import { refuseUrl } from '../../integrations/targets';
 import { scope } from '../../plugins/context';
@@ -155,6 +155,9 @@ export default async function webhookRoutes(app: FastifyInstance) {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
       const { id, deliveryId } = idsOf(req, M.deliveryNotFound);
+      const endpoint = await findWebhook(db(), tenantId, id);
+      if (!endpoint) throw notFound(M.deliveryNotFound);
+      if (!endpoint.enabled) throw conflict(M.enableBeforeSending);
       const queued = await requeueDelivery(db(), tenantId, id, deliveryId!);
       if (!queued) throw notFound(M.deliveryNotFound);
       dispatcher.wake();

@@ -232,6 +232,10 @@ describe('deliveries', () => {
     const list = await call(t.app, 'GET', '/api/webhooks', { token: w.tokens.admin });
     expect(list.json().webhooks.find((x: { id: string }) => x.id === webhook.id)).toMatchObject({ enabled: false, disabled_reason: 'failing' });
     expect((await deliveriesOf(webhook.id)).map((d) => d.status)).toEqual(['failed']);
+    const [failed] = await deliveriesOf(webhook.id);
+    const refused = await call(t.app, 'POST', `/api/webhooks/${webhook.id}/deliveries/${failed!.id}/retry`, { token: w.tokens.admin, body: {} });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toBe(INTEGRATION_MESSAGES.enableBeforeSending);
     const audit = await t.db
       .select()
       .from(auditLog)
