@@ -72,6 +72,13 @@ test.describe('Tenant Settings: API tokens and webhooks', () => {
     await page.keyboard.press('Escape');
     await expect(log).toBeHidden();
 
+    // At 320 px wide the sections fit: the tables scroll in their own panel, nothing runs past the window.
+    await page.setViewportSize({ width: 320, height: 740 });
+    await expect(hooks).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
+    await expectAccessible(page, 'integrations at 320 px');
+    await page.setViewportSize({ width: 1280, height: 800 });
+
     await hook.getByRole('button', { name: /^Delete/ }).click();
     await page.getByRole('dialog', { name: 'Delete webhook' }).getByRole('button', { name: 'Delete' }).click();
     await expect(hook).toHaveCount(0);

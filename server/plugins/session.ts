@@ -88,6 +88,8 @@ async function loadActor(req: FastifyRequest, claims: Claims): Promise<Actor | n
 
 /** The tables an API token's caller is built from: revoking, expiring or archiving is heard at once by every process. */
 const API_TOKEN_TABLES = ['api_tokens', 'tenants'];
+/** The expiry of a token without one (9999-12-31T23:59:59Z): a date every consumer can still write. */
+const NEVER = 253_402_300_799;
 /** A token's last use is written at most this often by one process. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -155,7 +157,7 @@ function apiTokenActor(token: NonNullable<Awaited<ReturnType<typeof findLiveApiT
     impersonator: null,
     impersonationTenantId: null,
     jti: token.id,
-    exp: token.expiresAt ? Math.floor(token.expiresAt.getTime() / 1000) : Number.MAX_SAFE_INTEGER,
+    exp: token.expiresAt ? Math.floor(token.expiresAt.getTime() / 1000) : NEVER,
     apiToken: { id: token.id, name: token.name, tenantId: token.tenantId, serviceIds: token.serviceIds },
   };
 }

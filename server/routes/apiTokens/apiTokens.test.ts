@@ -144,6 +144,17 @@ describe('an API token acts as its role through the access layer', () => {
     expect((await call(t.app, 'POST', '/api/services', { token: scoped.secret, body: { name: 'New', slug: 'new-by-token' } })).statusCode).toBe(403);
     expect((await call(t.app, 'GET', '/api/events', { token: scoped.secret })).statusCode).toBe(403);
   });
+
+  it('answers the calls about a session without failing: who it is, and a sign-out that leaves the token to be revoked', async () => {
+    const created = await createToken({ name: 'Curious', role: 'reader' });
+    const me = await call(t.app, 'GET', '/api/auth/me', { token: created.secret });
+    expect(me.statusCode).toBe(200);
+    expect(me.body).toContain('API token: Curious');
+    expect((await call(t.app, 'POST', '/api/auth/logout', { token: created.secret, body: {} })).statusCode).toBe(204);
+    expect((await call(t.app, 'GET', '/api/impersonation/active', { token: created.secret })).statusCode).toBeLessThan(500);
+    expect((await call(t.app, 'POST', '/api/impersonation/stop', { token: created.secret, body: {} })).statusCode).toBeLessThan(500);
+    expect((await call(t.app, 'POST', `/api/invitations/${MISSING}/accept`, { token: created.secret, body: {} })).statusCode).toBe(404);
+  });
 });
 
 describe('expiry, revocation and malformed tokens', () => {
