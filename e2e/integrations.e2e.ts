@@ -13,7 +13,7 @@ test.describe('Tenant Settings: API tokens and webhooks', () => {
     await loginThroughPage(page, email, 'secret-pass');
     await expect(page).toHaveURL(/\/$/);
     await page.goto('/tenant-settings');
-    const tokens = page.getByRole('region', { name: 'API tokens' });
+    const tokens = page.getByRole('region', { name: 'API tokens', exact: true });
     await expect(tokens.getByText('No API tokens yet')).toBeVisible();
     await expectAccessible(page, 'tenant settings with integrations');
 
@@ -47,7 +47,7 @@ test.describe('Tenant Settings: API tokens and webhooks', () => {
     await expect(row).toHaveCount(0);
     expect((await request.get('/api/services', { headers })).status()).toBe(401);
 
-    const hooks = page.getByRole('region', { name: 'Webhooks' });
+    const hooks = page.getByRole('region', { name: 'Webhooks', exact: true });
     await hooks.getByRole('button', { name: '+ Add webhook' }).click();
     const add = page.getByRole('dialog', { name: 'Add webhook' });
     await add.getByLabel('Endpoint URL').fill('http://hooks.example.com/catalog');

@@ -157,45 +157,47 @@ function ApiTokensPanel() {
         Integrations call the API with a token: <code>Authorization: Bearer &lt;secret&gt;</code>. See the API reference at <a href="/api/docs">/api/docs</a>.
       </Text>
       {tokens.isError ? <Alert color="red">{messageOf(tokens.error, 'Failed to load API tokens')}</Alert> : null}
-      <Table.ScrollContainer minWidth={640}>
-        <Table striped aria-label="API tokens">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>Services</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>Last used</Table.Th>
-              <Table.Th>Expires</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((t) => (
-              <Table.Tr key={t.id}>
-                <Table.Td>
-                  {t.name}
-                  <Text size="xs" c="dimmed" ff="monospace">
-                    {t.hint}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{roleLabel(t.role)}</Table.Td>
-                <Table.Td>{t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id).join(', ') : 'All services'}</Table.Td>
-                <Table.Td>{when(t.created_at)}</Table.Td>
-                <Table.Td>{t.last_used_at ? when(t.last_used_at) : 'Never'}</Table.Td>
-                <Table.Td>{t.expires_at ? when(t.expires_at) : 'Never'}</Table.Td>
-                <Table.Td>
-                  <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
-                    Revoke
-                  </Button>
-                </Table.Td>
+      {rows.length > 0 ? (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label="API tokens">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>Services</Table.Th>
+                <Table.Th>Created</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th>Expires</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((t) => (
+                <Table.Tr key={t.id}>
+                  <Table.Td>
+                    {t.name}
+                    <Text size="xs" c="dimmed" ff="monospace">
+                      {t.hint}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{roleLabel(t.role)}</Table.Td>
+                  <Table.Td>{t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id).join(', ') : 'All services'}</Table.Td>
+                  <Table.Td>{when(t.created_at)}</Table.Td>
+                  <Table.Td>{t.last_used_at ? when(t.last_used_at) : 'Never'}</Table.Td>
+                  <Table.Td>{t.expires_at ? when(t.expires_at) : 'Never'}</Table.Td>
+                  <Table.Td>
+                    <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
+                      Revoke
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      ) : null}
       {!tokens.isLoading && rows.length === 0 ? <Text c="dimmed">No API tokens yet</Text> : null}
 
       <CreateTokenModal opened={creating} onClose={() => setCreating(false)} onCreated={setSecret} />
@@ -287,57 +289,59 @@ function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; on
       <Text size="sm" mb="sm" style={{ overflowWrap: 'anywhere' }}>
         {webhook?.url}
       </Text>
-      <Table.ScrollContainer minWidth={560}>
-        <Table striped aria-label="Deliveries">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Event</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Response</Table.Th>
-              <Table.Th>Time</Table.Th>
-              <Table.Th>Attempts</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((d) => (
-              <Table.Tr key={d.id}>
-                <Table.Td>
-                  {d.event_type}
-                  <Text size="xs" c="dimmed">
-                    {when(d.created_at)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" fw={600}>
-                    {d.status}
-                  </Text>
-                  {d.error ? (
-                    <Text size="xs" c="dimmed">
-                      {d.error}
-                    </Text>
-                  ) : null}
-                </Table.Td>
-                <Table.Td>{d.response_status ?? '—'}</Table.Td>
-                <Table.Td>{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</Table.Td>
-                <Table.Td>{d.attempts}</Table.Td>
-                <Table.Td>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    loading={again.isPending && again.variables === d.id}
-                    onClick={() => again.mutate(d.id, { onSuccess: () => notifySuccess('Queued to send again.') })}
-                  >
-                    Send again
-                  </Button>
-                </Table.Td>
+      {rows.length > 0 ? (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped aria-label="Deliveries">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Event</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Response</Table.Th>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Attempts</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((d) => (
+                <Table.Tr key={d.id}>
+                  <Table.Td>
+                    {d.event_type}
+                    <Text size="xs" c="dimmed">
+                      {when(d.created_at)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" fw={600}>
+                      {d.status}
+                    </Text>
+                    {d.error ? (
+                      <Text size="xs" c="dimmed">
+                        {d.error}
+                      </Text>
+                    ) : null}
+                  </Table.Td>
+                  <Table.Td>{d.response_status ?? '—'}</Table.Td>
+                  <Table.Td>{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</Table.Td>
+                  <Table.Td>{d.attempts}</Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      loading={again.isPending && again.variables === d.id}
+                      onClick={() => again.mutate(d.id, { onSuccess: () => notifySuccess('Queued to send again.') })}
+                    >
+                      Send again
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      ) : null}
       {!deliveries.isLoading && rows.length === 0 ? <Text>Nothing sent yet</Text> : null}
     </CatalogModal>
   );
@@ -362,54 +366,56 @@ function WebhooksPanel() {
         <Button onClick={() => setCreating(true)}>+ Add webhook</Button>
       </Group>
       {webhooks.isError ? <Alert color="red">{messageOf(webhooks.error, 'Failed to load webhooks')}</Alert> : null}
-      <Table.ScrollContainer minWidth={640}>
-        <Table striped aria-label="Webhooks">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Endpoint</Table.Th>
-              <Table.Th>Events</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((h) => (
-              <Table.Tr key={h.id}>
-                <Table.Td style={{ overflowWrap: 'anywhere' }}>{h.url}</Table.Td>
-                <Table.Td>{h.events.join(', ')}</Table.Td>
-                <Table.Td>
-                  {h.enabled ? (
-                    <Text size="sm" fw={600}>
-                      Active
-                    </Text>
-                  ) : (
-                    <Text size="sm" fw={600}>
-                      {h.disabled_reason === 'failing' ? M.webhookDisabledFailing : 'Disabled'}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setLogOf(h)} aria-label={`Delivery log of ${h.url}`}>
-                      Delivery log
-                    </Button>
-                    {h.enabled ? null : (
-                      <Button size="xs" variant="default" onClick={() => update.mutate({ id: h.id, enabled: true })} aria-label={`Enable ${h.url}`}>
-                        Enable
-                      </Button>
-                    )}
-                    <Button size="xs" color="red" variant="light" onClick={() => setDeleting(h)} aria-label={`Delete ${h.url}`}>
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
+      {rows.length > 0 ? (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label="Webhooks">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Endpoint</Table.Th>
+                <Table.Th>Events</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((h) => (
+                <Table.Tr key={h.id}>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{h.url}</Table.Td>
+                  <Table.Td>{h.events.join(', ')}</Table.Td>
+                  <Table.Td>
+                    {h.enabled ? (
+                      <Text size="sm" fw={600}>
+                        Active
+                      </Text>
+                    ) : (
+                      <Text size="sm" fw={600}>
+                        {h.disabled_reason === 'failing' ? M.webhookDisabledFailing : 'Disabled'}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button size="xs" variant="default" onClick={() => setLogOf(h)} aria-label={`Delivery log of ${h.url}`}>
+                        Delivery log
+                      </Button>
+                      {h.enabled ? null : (
+                        <Button size="xs" variant="default" onClick={() => update.mutate({ id: h.id, enabled: true })} aria-label={`Enable ${h.url}`}>
+                          Enable
+                        </Button>
+                      )}
+                      <Button size="xs" color="red" variant="light" onClick={() => setDeleting(h)} aria-label={`Delete ${h.url}`}>
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      ) : null}
       {!webhooks.isLoading && rows.length === 0 ? <Text c="dimmed">No webhooks yet</Text> : null}
 
       <CreateWebhookModal opened={creating} onClose={() => setCreating(false)} onCreated={setSecret} />
