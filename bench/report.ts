@@ -8,6 +8,7 @@ import type { PublishingFigures } from './publishing';
 import type { Figure } from './measure';
 import type { MemoryRow } from './pgliteMemory';
 import type { StreamFigure } from './stream';
+import type { WebhookFigure } from './webhooks';
 
 export interface Machine {
   commit: string;
@@ -42,6 +43,8 @@ export interface BenchResults {
   stream?: { machine: Machine; figures: StreamFigure[]; notes: string[] };
   /** Public pages and snapshot comparison (bench/publishing.ts). */
   publishing?: { machine: Machine } & PublishingFigures;
+  /** Webhooks: writes with them off and on, delivery latency and throughput (bench/webhooks.ts). */
+  webhooks?: { machine: Machine; results: { database: string; figures: WebhookFigure[]; notes: string[] }[] };
 }
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -159,6 +162,7 @@ export function renderReport(r: BenchResults): string {
   if (r.lists) lines.push(...listsSection(r.lists));
   if (r.stream) lines.push(...streamSection(r.stream));
   if (r.publishing) lines.push(...publishingSection(r.publishing));
+  if (r.webhooks) lines.push(...webhookSection(r.webhooks));
 
   lines.push(
     '## What stands in the way of the targets not met',
@@ -438,4 +442,23 @@ function publishingSection(p: NonNullable<BenchResults['publishing']>): string[]
     '- The public page answer takes the rate limit, the held page, the conditional-request check and the headers of every response; the bare server only writes the bytes.',
     '',
   ];
+}
+
+/** Webhooks (bench/webhooks.ts): writes off and on, delivery latency and throughput, per database. */
+function webhookSection(w: NonNullable<BenchResults['webhooks']>): string[] {
+  const lines = [
+    '## Webhooks',
+    '',
+    'Issue 29 (bench/webhooks.ts, `BENCH_STEPS=webhooks`): one server, a receiver on 127.0.0.1 answering 200 at once,',
+    'deliveries queued by the database in the writing transaction and sent by the server (decisions 0131, 0132).',
+    '',
+    measured(w.machine, ''),
+    '',
+  ];
+  for (const r of w.results) {
+    lines.push(`### ${r.database}`, '', '| figure | value | note |', '|---|---|---|');
+    for (const f of r.figures) lines.push(`| ${f.what} | ${f.value} | ${f.note ?? ''} |`);
+    lines.push('', ...r.notes.map((n) => `- ${n}`), '');
+  }
+  return lines;
 }

@@ -18,6 +18,9 @@
  * - publishing: the warm public page against the bare server, and comparing two 600-aspect
  *   snapshots (bench/publishing.ts).
  *
+ * - webhooks: writes with webhooks off and on, delivery latency and throughput to a local receiver
+ *   (bench/webhooks.ts), on the embedded database and, with DATABASE_URL, on PostgreSQL.
+ *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
  * run); BENCH_MEMORY_SECONDS (the mixed load's duration, default 300); BENCH_PORT (default 3190,
@@ -39,9 +42,10 @@ import { measurePgliteMemory } from './pgliteMemory';
 import { renderReport, type BenchResults, type DatabaseFigures, type Machine } from './report';
 import { measureStream, streamOptionsFromEnv } from './stream';
 import { measurePublishing } from './publishing';
+import { measureWebhooks, webhookOptionsFromEnv } from './webhooks';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
-const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing'] as const;
+const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing', 'webhooks'] as const;
 const EMBEDDED = 'Embedded (PGlite in a worker thread)';
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
@@ -143,6 +147,21 @@ async function main() {
     log('publishing: the warm public page and comparing two 600-aspect snapshots');
     const machine = machineNow(scaleName, runs, seconds);
     save('publishing', { machine, ...(await measurePublishing({ port, seconds, runs, log })) });
+  }
+  if (steps.includes('webhooks')) {
+    const options = webhookOptionsFromEnv(log, port);
+    const machine = machineNow(scaleName, 1, 0);
+    const results: NonNullable<BenchResults['webhooks']>['results'] = [];
+    for (const databaseUrl of [undefined, process.env.DATABASE_URL].filter((u, i) => i === 0 || u)) {
+      const database = databaseUrl ? await benchDatabase(databaseUrl, 'catalog_bench_hooks') : null;
+      try {
+        log(`webhooks: ${database ? 'PostgreSQL' : 'embedded database'}`);
+        results.push({ database: database ? 'PostgreSQL' : EMBEDDED, ...(await measureWebhooks({ ...options, databaseUrl: database?.url })) });
+      } finally {
+        await database?.drop();
+      }
+    }
+    save('webhooks', { machine, results });
   }
   log(`wrote ${REPORT}`);
 }

@@ -17,6 +17,9 @@ import { createLimits } from './plugins/sharedLimits';
 import { admitter, type Admit } from './plugins/rateLimit';
 import publicPageRoutes from './routes/publicPages';
 import { registerRoutes } from './routes';
+import { WebhookDispatcher } from './integrations/webhooks';
+import { openApiRoutes, type RouteDoc } from './openapi';
+import { WEBHOOK_EVENTS } from '../common/schemas/integrations';
 import { M } from '../common/messages';
 import { AppError } from './errors';
 import './plugins/context';
@@ -36,7 +39,7 @@ export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../dist/web', import.meta
 export interface RegisteredRoute {
   method: string;
   url: string;
-  config: { public?: boolean; tenant?: boolean };
+  config: { public?: boolean; tenant?: boolean; doc?: RouteDoc };
 }
 
 declare module 'fastify' {
@@ -47,6 +50,8 @@ declare module 'fastify' {
     availabilityChanges: AvailabilityChanges;
     /** Counts a public page request per address (PUBLIC_RATE_LIMIT); null when unlimited. */
     publicLimit: Admit | null;
+    /** The webhook queue's sender in this process (server/integrations/webhooks.ts). */
+    webhooks: WebhookDispatcher;
   }
 }
 
@@ -123,6 +128,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('database', options.database);
   app.decorate('tokens', new TokenService(options.jwtSecret));
+  const webhooks = new WebhookDispatcher(options.database, config, () => app.log);
+  app.decorate('webhooks', webhooks);
+  if (config.WEBHOOK_DELIVERY === 'on') {
+    app.addHook('onReady', async () => webhooks.start());
+    app.addHook('preClose', async () => webhooks.stop());
+  }
   const limits = await createLimits(config, options.database, RATE_WINDOW_MS, () => app.log);
   app.addHook('onClose', () => limits.close());
   app.decorate('loginLimiter', limits.loginThrottle);
@@ -159,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerRoutes(app);
   // Public pages live outside /api and before the web app's catch-all (docs/decisions/0120-public-pages.md).
   await app.register(publicPageRoutes);
+  await openApiRoutes(app, WEBHOOK_EVENTS);
   if (options.webRoot !== null) await app.register(spaPlugin, { root: options.webRoot ?? DEFAULT_WEB_ROOT });
   return app;
 }

@@ -52,6 +52,12 @@ const envSchema = z
       .min(60)
       .default(60 * 60),
     TRUST_PROXY: boolFlag.default(false),
+    /** Webhooks may call private and loopback addresses (and http:// on loopback); link-local stays refused (docs/decisions/0132-webhook-delivery.md). */
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFlag.default(false),
+    /** Whether this process sends webhook deliveries ('off': they wait in the database for a process that does). */
+    WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
+    /** How long one delivery attempt may take, connection and answer together. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
     /** Folder of the built web app (default dist/web). */
     WEB_ROOT: z.string().min(1).optional(),
   })

@@ -35,7 +35,13 @@ export type AuditAction =
   | 'tenant.embed_origins'
   | 'category.delete'
   | 'aspect.move'
-  | 'aspect.delete';
+  | 'aspect.delete'
+  | 'api_token.create'
+  | 'api_token.revoke'
+  | 'webhook.create'
+  | 'webhook.update'
+  | 'webhook.delete'
+  | 'webhook.disable';
 
 export interface AuditEntry {
   tenantId: string | null;

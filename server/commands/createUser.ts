@@ -111,7 +111,7 @@ async function invite(tx: Executor, req: CreateUserRequest, account: { id: strin
     role: input.role,
     authProvider,
     serviceId: req.service?.assign ? req.service.row.id : null,
-    invitedBy: req.actor.user.id,
+    invitedBy: req.actor.apiToken ? null : req.actor.user.id,
   });
   // Invited before: the same answer as creating one new address twice.
   if (!invitation) throw conflict(M.emailTaken);

@@ -17,6 +17,15 @@ export interface Actor extends PolicyActor {
   /** Token expiry, seconds since the epoch. */
   exp: number;
   role: Role;
+  /** The API token the caller is (docs/decisions/0130-api-tokens.md); null for a person's session. */
+  apiToken: ApiTokenIdentity | null;
+}
+
+export interface ApiTokenIdentity {
+  id: string;
+  name: string;
+  tenantId: string;
+  serviceIds: readonly string[] | null;
 }
 
 declare module 'fastify' {

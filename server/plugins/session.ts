@@ -2,10 +2,12 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { M } from '../../common/messages';
 import { unauthenticated } from '../errors';
-import { loadSessionUser, loadUserWithTenants } from '../db/queries/users';
+import { loadSessionUser, loadUserWithTenants, type UserWithTenants } from '../db/queries/users';
 import { StampedCache } from '../db/writeStamps';
 import type { Actor } from './context';
 import { bearerToken } from './hotReads';
+import { hashApiTokenSecret, isApiTokenSecret, isWellFormedApiTokenSecret } from '../auth/apiTokens';
+import { findLiveApiToken, touchApiToken } from '../db/queries/integrations';
 
 const SESSION_TABLES = ['users', 'tenant_memberships', 'tenants', 'revoked_tokens', 'impersonations'];
 
@@ -30,10 +32,12 @@ function sessionKey(claims: Claims): string {
  */
 export const sessionPlugin = fp(async (app) => {
   const cache = new StampedCache<Actor | null>(SESSION_TABLES, app.config.CACHE_MAX_AGE_MS);
+  const apiTokens = new ApiTokenActors(app.config.CACHE_MAX_AGE_MS);
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (req) => {
     if (!req.url.startsWith('/api/') || req.routeOptions.config?.public || !req.routeOptions.url) return;
-    req.actor = await resolveActor(req, cache);
+    const token = bearer(req);
+    req.actor = token && isApiTokenSecret(token) ? await apiTokens.resolve(req, token) : await resolveActor(req, cache);
   });
   // Hot reads find the caller only among tokens and sessions this process already checked.
   app.hotReads.actorOf = (token) => {
@@ -78,5 +82,82 @@ async function loadActor(req: FastifyRequest, claims: Claims): Promise<Actor | n
     impersonationTenantId: claims.imp ? (claims.tid ?? user.tenantId) : null,
     jti: claims.jti,
     exp: claims.exp,
+    apiToken: null,
+  };
+}
+
+/** The tables an API token's caller is built from: revoking, expiring or archiving is heard at once by every process. */
+const API_TOKEN_TABLES = ['api_tokens', 'tenants'];
+/** The expiry of a token without one (9999-12-31T23:59:59Z): a date every consumer can still write. */
+const NEVER = 253_402_300_799;
+/** A token's last use is written at most this often by one process. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * API tokens (docs/decisions/0130-api-tokens.md): the secret's hash finds the token, which acts as
+ * a member of its one tenant with its role, limited to its services when it is. Hot reads never
+ * know these callers (their token is no session), so API tokens always take the full route.
+ */
+class ApiTokenActors {
+  private readonly cache: StampedCache<Actor | null>;
+  private readonly touched = new Map<string, number>();
+
+  constructor(maxAgeMs: number) {
+    this.cache = new StampedCache<Actor | null>(API_TOKEN_TABLES, maxAgeMs);
+  }
+
+  async resolve(req: FastifyRequest, secret: string): Promise<Actor> {
+    if (!isWellFormedApiTokenSecret(secret)) throw unauthenticated(M.sessionExpired);
+    const hash = hashApiTokenSecret(secret);
+    const db = req.server.database.db;
+    const actor = await this.cache.get(hash, async () => {
+      const token = await findLiveApiToken(db, hash);
+      return token && !token.tenantArchived ? apiTokenActor(token) : null;
+    });
+    // An expiry passes without a write: checked on every call.
+    if (!actor || actor.exp * 1000 <= Date.now()) throw unauthenticated(M.sessionExpired);
+    this.touch(req, actor.apiToken!.id);
+    return actor;
+  }
+
+  /** Records the token's use for its list, without holding up the call. */
+  private touch(req: FastifyRequest, id: string): void {
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
+    if (this.touched.size >= 10_000) this.touched.clear();
+    this.touched.set(id, now);
+    touchApiToken(req.server.database.db, id).catch((err: unknown) => req.log.warn({ err }, 'could not record an API token use'));
+  }
+}
+
+/** The caller an API token is: a member of its tenant only, never a super admin, named after the token. */
+function apiTokenActor(token: NonNullable<Awaited<ReturnType<typeof findLiveApiToken>>>): Actor {
+  const label = `API token: ${token.name}`;
+  const user: UserWithTenants = {
+    id: token.id,
+    email: label,
+    name: label,
+    role: token.role,
+    superAdmin: false,
+    tenantId: token.tenantId,
+    userGroup: 'manual',
+    authProvider: 'local',
+    passwordHash: null,
+    entraTid: null,
+    entraOid: null,
+    createdAt: token.createdAt,
+    tenantIds: [token.tenantId],
+  };
+  return {
+    user,
+    userId: token.id,
+    role: token.role,
+    superAdmin: false,
+    serviceIds: token.serviceIds,
+    impersonator: null,
+    impersonationTenantId: null,
+    jti: token.id,
+    exp: token.expiresAt ? Math.floor(token.expiresAt.getTime() / 1000) : NEVER,
+    apiToken: { id: token.id, name: token.name, tenantId: token.tenantId, serviceIds: token.serviceIds },
   };
 }

@@ -7,7 +7,8 @@ import { findServiceWithRole, type ServiceRow } from '../db/queries/services';
 import type { StampedCache } from '../db/writeStamps';
 import { forbidden, invalid, notFound } from '../errors';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
-import { authorize, can, servicePermissions, type PolicyActor } from './decide';
+import { INTEGRATION_MESSAGES } from '../../common/schemas/integrations';
+import { authorize, can, reachesService, servicePermissions, type PolicyActor } from './decide';
 import type { ServiceCapability, TenantCapability } from './permissions';
 
 /** The tables a service and its caller's service role are read from. */
@@ -51,6 +52,7 @@ function permissionsOf(actor: PolicyActor, serviceRole: Role | null): ServicePer
  */
 export function grantService(actor: PolicyActor, tenantId: string, access: ServiceAccess, capability: ServiceCapability): ServiceGrant {
   const { service, serviceRole } = access;
+  if (!reachesService(actor, service.id)) throw notFound();
   authorize(actor, capability, { tenantId, recordTenantId: service.tenantId, serviceRole });
   return { service, serviceRole, permissions: permissionsOf(actor, serviceRole) };
 }
@@ -84,14 +86,14 @@ interface OwnedGrant<R> {
 }
 
 /** Decides on a record of a service found with the caller's assignment: 404 when missing or another tenant's, 403 without the capability. */
-function grantOwned<R extends { tenantId: string }>(
+function grantOwned<R extends { tenantId: string; serviceId: string }>(
   actor: PolicyActor,
   tenantId: string,
   found: { row: R; serviceRole: Role | null } | undefined,
   capability: ServiceCapability,
   visible: (row: R, permissions: ServicePermissions) => boolean = () => true,
 ): OwnedGrant<R> {
-  if (!found) throw notFound();
+  if (!found || !reachesService(actor, found.row.serviceId)) throw notFound();
   const { row, serviceRole } = found;
   authorize(actor, 'catalog.view', { tenantId, recordTenantId: row.tenantId, serviceRole });
   const permissions = permissionsOf(actor, serviceRole);
@@ -121,6 +123,20 @@ export function requireTenant(actor: PolicyActor, capability: TenantCapability):
   authorize(actor, capability);
 }
 
+/** Throws unless the caller reaches every service of the tenant (an API token limited to some does not): tenant-wide feeds. */
+export function requireWholeTenant(actor: PolicyActor): void {
+  if (actor.serviceIds) throw forbidden(M.forbidden);
+}
+
+/**
+ * API tokens and webhooks are managed by a signed-in person with the tenant's user rights, never by
+ * an API token: a leaked token cannot make itself another credential or a way to send data out.
+ */
+export function requireIntegrationManager(actor: PolicyActor & { apiToken?: { id: string } | null }): void {
+  if (actor.apiToken) throw forbidden(INTEGRATION_MESSAGES.peopleOnly);
+  authorize(actor, 'tenant.users');
+}
+
 /** Throws unless the caller is a super admin acting as themself (the Super Admin Panel's calls). */
 export function requirePlatform(actor: PolicyActor): void {
   authorize(actor, 'platform.manage');
@@ -147,7 +163,7 @@ export function serviceListPermissions(actor: PolicyActor, assignments: readonly
  * role alone, so that a write needs no read of the record's service first.
  */
 export function holdsOnEveryService(actor: PolicyActor, capability: ServiceCapability): boolean {
-  return can(actor, capability);
+  return !actor.serviceIds && can(actor, capability);
 }
 
 /** A caller with the tenants they are a member of. */

@@ -10,6 +10,17 @@ export interface PolicyActor {
   role: Role;
   /** True only for a super admin acting as themself (never through an impersonation token). */
   superAdmin: boolean;
+  /**
+   * An API token limited to some services (docs/decisions/0130-api-tokens.md): its role holds on
+   * those services only, other services do not exist for it, and it holds no tenant-wide right.
+   * Undefined or null: not limited.
+   */
+  serviceIds?: readonly string[] | null;
+}
+
+/** Whether the caller reaches a service: every service unless it is an API token limited to others. */
+export function reachesService(actor: PolicyActor, serviceId: string): boolean {
+  return !actor.serviceIds || actor.serviceIds.includes(serviceId);
 }
 
 export interface PolicyContext {
@@ -33,6 +44,8 @@ export function rungOf(actor: PolicyActor, serviceRole?: Role | null): Rung {
 export function can(actor: PolicyActor, capability: Capability, ctx?: PolicyContext): boolean {
   if (ctx?.recordTenantId !== undefined && ctx.recordTenantId !== ctx.tenantId) return false;
   const row = PERMISSIONS[capability];
+  // A token limited to some services holds no right over the whole tenant.
+  if (actor.serviceIds && row.scope !== 'service') return false;
   return row[rungOf(actor, row.scope === 'service' ? ctx?.serviceRole : null)];
 }
 

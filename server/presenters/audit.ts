@@ -35,6 +35,12 @@ const ACTION_LABELS: Record<string, string> = {
   'category.delete': 'Deleted category',
   'aspect.move': 'Moved aspect',
   'aspect.delete': 'Deleted aspect',
+  'api_token.create': 'Created API token',
+  'api_token.revoke': 'Revoked API token',
+  'webhook.create': 'Created webhook',
+  'webhook.update': 'Changed webhook',
+  'webhook.delete': 'Deleted webhook',
+  'webhook.disable': 'Disabled webhook after failing for a day',
 };
 
 /** The table that holds each target type's records. */

@@ -22,6 +22,8 @@ import auditRoutes from './audit';
 import invitationRoutes from './invitations';
 import eventRoutes from './events';
 import publishingRoutes from './publishing';
+import apiTokenRoutes from './apiTokens';
+import webhookRoutes from './webhooks';
 
 /** Every route folder, registered explicitly under /api. */
 export const routeModules = [
@@ -48,6 +50,8 @@ export const routeModules = [
   invitationRoutes,
   eventRoutes,
   publishingRoutes,
+  apiTokenRoutes,
+  webhookRoutes,
 ];
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {

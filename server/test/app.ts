@@ -4,6 +4,9 @@ import { loadConfig, type Config } from '../config';
 import { buildApp } from '../app';
 import type { Database } from '../db';
 import { openTestDatabase } from './db';
+import { checkDocumentedAnswer } from '../openapi';
+
+const DOC_MISMATCH = 'x-test-doc-mismatch';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -20,8 +23,22 @@ export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const { database, dispose, url } = await openTestDatabase();
   // Cached reads go stale by this process's writes only, so statement counts do not depend on timing.
-  const config: Config = loadConfig({ API_RATE_LIMIT: '0', PUBLIC_RATE_LIMIT: '0', LOG_LEVEL: 'silent', CACHE_MAX_AGE_MS: '600000', ...env });
+  // Webhook deliveries are sent only where a test asks for them (server/integrations/webhooks.test.ts).
+  const config: Config = loadConfig({
+    API_RATE_LIMIT: '0',
+    PUBLIC_RATE_LIMIT: '0',
+    LOG_LEVEL: 'silent',
+    CACHE_MAX_AGE_MS: '600000',
+    WEBHOOK_DELIVERY: 'off',
+    ...env,
+  });
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
+  // Every answer of every API test is checked against its route's documented schema (server/openapi.ts).
+  app.addHook('onSend', async (req, reply, payload) => {
+    const problem = typeof payload === 'string' ? checkDocumentedAnswer(req.routeOptions.config?.doc, reply.statusCode, payload) : null;
+    if (problem) reply.header(DOC_MISMATCH, problem.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000));
+    return payload;
+  });
   await app.ready();
   return {
     app,
@@ -53,11 +70,14 @@ export async function call(
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.tenant) headers['x-tenant-slug'] = opts.tenant;
-  return app.inject({
+  const res = await app.inject({
     method,
     url,
     headers,
     query: opts.query,
     ...(opts.body !== undefined ? { payload: opts.body as InjectOptions['payload'] } : {}),
-  }) as never;
+  });
+  const mismatch = res.headers[DOC_MISMATCH];
+  if (mismatch) throw new Error(`${method} ${url} answered ${res.statusCode} unlike its documented schema: ${String(mismatch)}`);
+  return res as never;
 }

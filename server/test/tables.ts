@@ -12,5 +12,14 @@ export const CATALOG_TABLES = [
   'audit_log',
 ] as const;
 
-/** Every table with a tenant_id: the catalog tables, memberships, impersonations, invitations and users. */
-export const TENANT_TABLES = [...CATALOG_TABLES, 'tenant_memberships', 'impersonations', 'tenant_invitations', 'users'] as const;
+/** Every table with a tenant_id: the catalog tables, memberships, impersonations, invitations, users, API tokens and webhooks. */
+export const TENANT_TABLES = [
+  ...CATALOG_TABLES,
+  'tenant_memberships',
+  'impersonations',
+  'tenant_invitations',
+  'users',
+  'api_tokens',
+  'webhook_endpoints',
+  'webhook_deliveries',
+] as const;

@@ -4,6 +4,7 @@ import { resolveTenant } from '../../plugins/tenant';
 import { scope } from '../../plugins/context';
 import { asSystem } from '../../db/scope';
 import { LiveHub } from './hub';
+import { requireWholeTenant } from '../../policies';
 
 /** Last-Event-ID: the header a reconnecting browser sends, or the `lastEventId` query of a polling caller. */
 function lastEventId(req: FastifyRequest): string | undefined {
@@ -30,6 +31,8 @@ export default async function eventRoutes(app: FastifyInstance) {
 
   app.get('/events', async (req, reply) => {
     const { actor, tenantId } = scope(req);
+    // The feed names every service of the tenant.
+    requireWholeTenant(actor);
     const wantsStream = (req.headers.accept ?? '').includes('text/event-stream');
     if (!wantsStream) return hub.since(actor, tenantId, lastEventId(req));
 

@@ -17,6 +17,9 @@ import {
 } from '../../test/factories';
 import {
   actorRoles,
+  apiTokens,
+  webhookDeliveries,
+  webhookEndpoints,
   auditLog,
   availabilityHistory,
   impersonations,
@@ -156,6 +159,12 @@ async function populate(tenantId: string, superAdminId: string) {
   await t.db
     .insert(tenantInvitations)
     .values({ tenantId, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', serviceId: service.id, invitedBy: member.id });
+  const [hook] = await t.db
+    .insert(webhookEndpoints)
+    .values({ tenantId: tenantId, url: 'https://hooks.example.com/x', events: ['service.updated'], secret: 'whsec_eA==' })
+    .returning();
+  await t.db.insert(webhookDeliveries).values({ tenantId: tenantId, endpointId: hook!.id, eventId: 'msg_x', eventType: 'service.updated', data: {} });
+  await t.db.insert(apiTokens).values({ tenantId: tenantId, name: 'Token', role: 'reader', secretHash: `hash-${tenantId}`, hint: 'scat_x' });
   return { service, member };
 }
 

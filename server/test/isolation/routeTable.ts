@@ -12,6 +12,8 @@ export type RouteRule = Capability | 'public' | 'member' | 'self';
 export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /api/health': 'public',
   'GET /api/health/ready': 'public',
+  'GET /api/openapi.json': 'public',
+  'GET /api/docs': 'public',
   'POST /api/auth/login': 'public',
   'GET /api/auth/me': 'member',
   'GET /api/events': 'member',
@@ -106,6 +108,17 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /p/:tenant/:service': 'public',
   'GET /p/:tenant/:service/feed.atom': 'public',
   'GET /p/:tenant/:service/editions/:id': 'public',
+  'POST /api/api-tokens': 'tenant.users',
+  'GET /api/api-tokens': 'tenant.users',
+  'DELETE /api/api-tokens/:id': 'tenant.users',
+  'GET /api/admin/api-tokens': 'platform.manage',
+  'DELETE /api/admin/api-tokens/:id': 'platform.manage',
+  'POST /api/webhooks': 'tenant.users',
+  'GET /api/webhooks': 'tenant.users',
+  'PUT /api/webhooks/:id': 'tenant.users',
+  'DELETE /api/webhooks/:id': 'tenant.users',
+  'GET /api/webhooks/:id/deliveries': 'tenant.users',
+  'POST /api/webhooks/:id/deliveries/:deliveryId/retry': 'tenant.users',
 };
 
 /** Query strings of the routes that name their records there, filled from a dataset. */
@@ -129,6 +142,8 @@ const PARAM_RULES: { test: RegExp; params: Record<string, (d: Dataset) => string
   { test: /^\/api\/tenants\/:id(\/|$)/, params: { id: (d) => d.tenant.id } },
   { test: /^\/api\/invitations\/:id(\/|$)/, params: { id: (d) => d.invitation.id } },
   { test: /^\/p\//, params: { tenant: (d) => d.tenantSlug, service: (d) => d.service.slug, id: (d) => d.snapshot.id } },
+  { test: /^\/api\/(admin\/)?api-tokens\/:id$/, params: { id: (d) => d.apiToken.id } },
+  { test: /^\/api\/webhooks\/:id(\/|$)/, params: { id: (d) => d.webhook.id, deliveryId: (d) => d.delivery.id } },
 ];
 
 /** The url with its parameters filled from a dataset, or null when the map cannot fill one. */
@@ -208,6 +223,10 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'PATCH /api/services/:id/publish': () => json({}),
   'PATCH /api/services/:id/unpublish': () => json({}),
   'PUT /api/publishing/embed-origins': () => json({ origins: ['https://intranet.example.org'] }),
+  'POST /api/api-tokens': (_d, c) => json({ name: `Probe ${c.unique}`, role: 'reader' }),
+  'POST /api/webhooks': () => json({ url: 'https://hooks.example.com/probe', events: ['service.updated'] }),
+  'PUT /api/webhooks/:id': () => json({ events: ['service.created'] }),
+  'POST /api/webhooks/:id/deliveries/:deliveryId/retry': () => json({}),
 };
 
 /** Routes that may legitimately write on a refused call: failed sign-ins are audited. */

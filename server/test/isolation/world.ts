@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db';
-import { actorRoles, quickTemplates, snapshots, tenantInvitations } from '../../db/schema';
+import { actorRoles, apiTokens, quickTemplates, snapshots, tenantInvitations, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
 import { quarterOf } from '../../../common/quarters';
 import type { Role } from '../../../common/roles';
@@ -30,6 +30,10 @@ export interface Dataset {
   tenant: { id: string };
   /** An invitation into the tenant for an account of yet another tenant: none of the matrix's actors. */
   invitation: { id: string };
+  apiToken: { id: string };
+  webhook: { id: string };
+  /** A delivery of `webhook`. */
+  delivery: { id: string };
 }
 
 /** A full dataset in a tenant: active and archived services, categories, public and private aspects, and the rest. */
@@ -54,7 +58,22 @@ export async function seedDataset(db: Executor, tenantId: string, tenantSlug: st
     .insert(tenantInvitations)
     .values({ tenantId, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', serviceId: service.id, invitedBy: user.id })
     .returning();
+  const [apiToken] = await db
+    .insert(apiTokens)
+    .values({ tenantId, name: 'Seeded token', role: 'reader', secretHash: randomBytes(32).toString('hex'), hint: 'scat_seed…' })
+    .returning();
+  const [webhook] = await db
+    .insert(webhookEndpoints)
+    .values({ tenantId, url: 'https://hooks.example.com/seed', events: ['snapshot.taken'], secret: 'whsec_c2VlZA==' })
+    .returning();
+  const [delivery] = await db
+    .insert(webhookDeliveries)
+    .values({ tenantId, endpointId: webhook!.id, eventId: 'msg_seed', eventType: 'snapshot.taken', data: { service_id: service.id }, status: 'succeeded' })
+    .returning();
   return {
+    apiToken: { id: apiToken!.id },
+    webhook: { id: webhook!.id },
+    delivery: { id: delivery!.id },
     tenantId,
     tenantSlug,
     service,
@@ -93,6 +112,9 @@ export function missingDataset(): Dataset {
     user: { ...id(12), email: 'nobody@example.com' },
     tenant: id(13),
     invitation: id(14),
+    apiToken: id(15),
+    webhook: id(16),
+    delivery: id(17),
   };
 }
 

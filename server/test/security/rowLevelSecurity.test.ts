@@ -9,6 +9,9 @@ import { call, TEST_SECRET } from '../app';
 import type { Database } from '../../db';
 import {
   actorRoles,
+  apiTokens,
+  webhookDeliveries,
+  webhookEndpoints,
   aspects,
   auditLog,
   availabilities,
@@ -47,6 +50,9 @@ const TENANT_OWNED: Table[] = [
   tenantMemberships,
   impersonations,
   tenantInvitations,
+  apiTokens,
+  webhookEndpoints,
+  webhookDeliveries,
 ];
 /** A person is one identity across tenants (memberships say where they work), so users is global. */
 const GLOBAL_WITH_TENANT_COLUMN = ['users'];
@@ -91,6 +97,12 @@ async function seedTenant(i: number) {
   await db
     .insert(tenantInvitations)
     .values({ tenantId: tenant.id, userId: outsider.id, name: 'Invited', role: 'reader', authProvider: 'local', invitedBy: admin.id });
+  const [hook] = await db
+    .insert(webhookEndpoints)
+    .values({ tenantId: tenant.id, url: 'https://hooks.example.com/x', events: ['service.updated'], secret: 'whsec_eA==' })
+    .returning();
+  await db.insert(webhookDeliveries).values({ tenantId: tenant.id, endpointId: hook!.id, eventId: 'msg_x', eventType: 'service.updated', data: {} });
+  await db.insert(apiTokens).values({ tenantId: tenant.id, name: 'Token', role: 'reader', secretHash: `hash-${tenant.id}`, hint: 'scat_x' });
   tenantIds.push(tenant.id);
   slugs.push(tenant.slug);
   return admin;

@@ -17,6 +17,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
 import { TenantUserTable } from './TenantUserTable';
 import { EmbedOriginsForm } from './EmbedOriginsForm';
+import { IntegrationsSection } from './IntegrationsSection';
 
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
 export default function TenantSettingsPage() {
@@ -83,6 +84,7 @@ export default function TenantSettingsPage() {
         {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}
       </Paper>
+      <IntegrationsSection />
       <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-audit-log">
         <Title order={2} size="h3" id="tenant-audit-log" mb="md">
           Audit Log

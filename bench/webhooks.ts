@@ -1,0 +1,200 @@
+/**
+ * Webhooks (docs/decisions/0131-webhooks.md, 0132-webhook-delivery.md), `BENCH_STEPS=webhooks`: one
+ * real server on the embedded database (or on a fresh PostgreSQL database with DATABASE_URL), a
+ * receiver on 127.0.0.1 answering 200 at once.
+ *
+ * 1. Writes with webhooks off and on: availability writes one after the other, in alternating
+ *    blocks (off, on, off, on...) so that both see the same machine; p50 and p99 of each, and the
+ *    ratio on/off (the target: p99 within 10%).
+ * 2. Delivery latency: for each write while on, from the write's answer (its commit is done by then)
+ *    to the moment the receiver has the delivery; p50 and p99.
+ * 3. Throughput: a burst of writes over 20 services (deliveries of one service go in order, one at
+ *    a time), from the first write to the last delivery received: deliveries per second.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, percentile } from './http';
+import { ADMIN, startServer } from './server';
+
+export interface WebhookFigure {
+  what: string;
+  value: string;
+  note?: string;
+}
+
+export interface WebhookOptions {
+  port: number;
+  databaseUrl?: string;
+  /** Writes per block, and blocks per side. */
+  writes: number;
+  blocks: number;
+  burst: number;
+  log: (line: string) => void;
+}
+
+export function webhookOptionsFromEnv(log: (line: string) => void, port: number): WebhookOptions {
+  const small = process.env.BENCH_SCALE === 'small';
+  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 4, burst: small ? 200 : 2000, log };
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: WebhookFigure[]; notes: string[] }> {
+  const arrivals = new Map<string, number>();
+  let received = 0;
+  const receiver: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const at = performance.now();
+      received++;
+      try {
+        for (const cell of JSON.parse(body).data.cells ?? []) arrivals.set(String(cell.value), at);
+      } catch {
+        // not ours
+      }
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const work = mkdtempSync(join(tmpdir(), 'catalog-bench-webhooks-'));
+  const webRoot = join(work, 'no-web');
+  mkdirSync(webRoot, { recursive: true });
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><html lang="en"><head><title>Service Catalog</title></head><body></body></html>');
+  const server = await startServer({
+    port: o.port,
+    dataDir: join(work, 'data'),
+    webRoot,
+    databaseUrl: o.databaseUrl,
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', CACHE_MAX_AGE_MS: '600000' },
+  });
+  try {
+    const api = new Client(server.url);
+    await api.signIn(ADMIN.email, ADMIN.password);
+    const ok = async (method: string, path: string, body?: unknown) => {
+      const res = await api.json(method, path, body);
+      if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const services: { aspectId: string }[] = [];
+    for (let s = 0; s < 20; s++) {
+      const { service } = await ok('POST', '/api/services', { name: `Hooks ${s}`, slug: `hooks-${s}-${Date.now()}` });
+      const category = await ok('POST', '/api/categories', { serviceId: service.id, name: 'Hooks', position: 0 });
+      const aspect = await ok('POST', '/api/aspects', {
+        serviceId: service.id,
+        categoryId: (category.category ?? category).id,
+        title: 'Hooked',
+        description: '',
+        isPublic: true,
+      });
+      services.push({ aspectId: (aspect.aspect ?? aspect).id });
+    }
+    let n = 0;
+    const write = async (aspectId: string): Promise<{ value: string; ms: number; at: number }> => {
+      const value = `v${n++}`;
+      const start = performance.now();
+      await ok('POST', '/api/availabilities', { aspectId, timeBucket: '2030-Q1', value });
+      const at = performance.now();
+      return { value, ms: at - start, at };
+    };
+
+    const off: number[] = [];
+    const on: number[] = [];
+    const sent: { value: string; at: number }[] = [];
+    let hookId = '';
+    o.log(`webhooks: ${o.blocks} blocks of ${o.writes} writes each side`);
+    // Each write goes to the next service's aspect: the content is read when sent, so a cell written
+    // again before its delivery left would be sent with the later value.
+    const aspectOf = (i: number) => services[i % services.length]!.aspectId;
+    /** Waits until the receiver has been quiet for `quietMs`. */
+    const settle = async (quietMs: number) => {
+      let last = received;
+      let since = performance.now();
+      while (performance.now() - since < quietMs) {
+        await new Promise((r) => setTimeout(r, 25));
+        if (received !== last) {
+          last = received;
+          since = performance.now();
+        }
+      }
+    };
+    for (let b = 0; b < o.blocks; b++) {
+      for (let i = 0; i < o.writes; i++) off.push((await write(aspectOf(i))).ms);
+      const hook = await ok('POST', '/api/webhooks', { url: hookUrl, events: ['availability.changed'], role: 'editor' });
+      hookId = hook.webhook.id;
+      for (let i = 0; i < o.writes; i++) {
+        const w = await write(aspectOf(i));
+        on.push(w.ms);
+        sent.push(w);
+      }
+      await settle(500);
+      await ok('DELETE', `/api/webhooks/${hookId}`);
+    }
+    const latencies = sent.filter((s) => arrivals.has(s.value)).map((s) => arrivals.get(s.value)! - s.at);
+
+    o.log(`webhooks: burst of ${o.burst} writes over ${services.length} services`);
+    await ok('POST', '/api/webhooks', { url: hookUrl, events: ['availability.changed'], role: 'editor' });
+    const before = received;
+    const start = performance.now();
+    let next = 0;
+    const lanes = Array.from({ length: 8 }, async () => {
+      while (next < o.burst) {
+        const i = next++;
+        await write(services[i % services.length]!.aspectId);
+      }
+    });
+    await Promise.all(lanes);
+    const writesDone = performance.now();
+    // A statement that commits several writes together is one event: wait until deliveries stop coming.
+    let last = received;
+    let quietSince = performance.now();
+    let lastArrival = performance.now();
+    while (performance.now() - quietSince < 2000) {
+      await new Promise((r) => setTimeout(r, 50));
+      if (received !== last) {
+        last = received;
+        quietSince = performance.now();
+        lastArrival = quietSince;
+      }
+    }
+    const deliveries = received - before;
+    const seconds = (lastArrival - start) / 1000;
+
+    const p = (values: number[], q: number) => percentile(values, q);
+    const figures: WebhookFigure[] = [
+      { what: 'Write (POST /api/availabilities), webhooks off: p50 / p99', value: `${ms(p(off, 50))} / ${ms(p(off, 99))}` },
+      { what: 'Write, one endpoint subscribed: p50 / p99', value: `${ms(p(on, 50))} / ${ms(p(on, 99))}` },
+      { what: "Writes' p99 on / off", value: `${(p(on, 99) / p(off, 99)).toFixed(2)}×`, note: 'target ≤ 1.10' },
+      {
+        what: 'Delivery latency, write answered → receiver: p50 / p99',
+        value: latencies.length ? `${ms(p(latencies, 50))} / ${ms(p(latencies, 99))}` : 'none received',
+        note: `${latencies.length} of ${sent.length} deliveries`,
+      },
+      {
+        what: `Throughput: ${o.burst} writes over ${services.length} services, 8 at a time`,
+        value: `${(deliveries / seconds).toFixed(0)} deliveries/s`,
+        note: `${deliveries} deliveries in ${seconds.toFixed(2)} s; the writes took ${((writesDone - start) / 1000).toFixed(2)} s`,
+      },
+    ];
+    const notes = [
+      'Writes are sequential within a block; blocks alternate off and on so that both sides see the same machine.',
+      "Latency is taken from the write's answer, which comes after its commit: the time from commit is at most this.",
+      'Writes committed together in one statement (decision 0105) are one event, so a burst may give fewer deliveries than writes.',
+    ];
+    const ratio = p(on, 99) / p(off, 99);
+    if (ratio > 1.1) {
+      notes.push(
+        `Target not met in this run (${ratio.toFixed(2)}×): the sender's own statements (claim, content reads, the result) share the database with the writes; batching them per round is the next step (docs/decisions/0132-webhook-delivery.md).`,
+      );
+    }
+    return { figures, notes };
+  } finally {
+    await server.stop();
+    await new Promise((r) => receiver.close(r));
+    rmSync(work, { recursive: true, force: true });
+  }
+}

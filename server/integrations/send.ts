@@ -1,0 +1,114 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { refuseAddress } from './targets';
+
+/** The most of an answer's body read (and of it, the start kept for the delivery log). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/** An address the target resolved to that webhooks may not call. */
+export class RefusedTarget extends Error {
+  constructor(
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(`refused ${reason} address ${address}`);
+  }
+}
+
+/**
+ * A DNS lookup that refuses the whole answer if any address in it may not be called: the
+ * connection then goes to the address checked here and nowhere else.
+ */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 0);
+      for (const a of addresses) {
+        const reason = refuseAddress(a.address, allowPrivate);
+        if (reason) return callback(new RefusedTarget(a.address, reason), '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`no address for ${hostname}`), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * POSTs a webhook body: short timeout for the whole exchange, no redirects followed (a redirect is
+ * a failure, so it can never lead to a refused address), the answer read up to a cap and dropped.
+ */
+export function sendWebhook(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: { timeoutMs: number; allowPrivate: boolean },
+): Promise<SendResult> {
+  const start = performance.now();
+  const done = (ok: boolean, status: number | null, error: string | null): SendResult => ({
+    ok,
+    status,
+    error,
+    durationMs: Math.round(performance.now() - start),
+  });
+  return new Promise((resolve) => {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      resolve(done(false, null, 'invalid URL'));
+      return;
+    }
+    // A literal address is checked here: no lookup happens for it.
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (isIP(host)) {
+      const reason = refuseAddress(host, opts.allowPrivate);
+      if (reason) {
+        resolve(done(false, null, `refused ${reason} address ${host}`));
+        return;
+      }
+    }
+    const client = url.protocol === 'https:' ? https : http;
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'service-catalog-webhooks/1' },
+        lookup: guardedLookup(opts.allowPrivate),
+        timeout: opts.timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) res.destroy();
+        });
+        const finish = () => {
+          const status = res.statusCode ?? null;
+          if (status !== null && status >= 200 && status < 300) resolve(done(true, status, null));
+          else if (status !== null && status >= 300 && status < 400) resolve(done(false, status, 'redirect not followed'));
+          else resolve(done(false, status, `answered ${status}`));
+        };
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
+    req.on('error', (err) => resolve(done(false, null, err instanceof RefusedTarget ? err.message : err.message.slice(0, 200))));
+    req.on('close', () => clearTimeout(timer));
+    req.end(body);
+  });
+}

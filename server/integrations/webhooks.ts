@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import type { Config } from '../config';
+import type { Database, Executor } from '../db';
+import { aspects, availabilities, categories, snapshots, webhookDeliveries, webhookEndpoints } from '../db/schema';
+import { findService } from '../db/queries/services';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
+import { servicePermissions } from '../policies';
+import { presentService } from '../presenters/services';
+import { writeAudit } from '../commands/audit';
+import { sendWebhook, type SendResult } from './send';
+import { StampedCache } from '../db/writeStamps';
+
+/** Seconds after each failed attempt before the next (Standard Webhooks' schedule): the last is about 27 hours after the first. */
+export const RETRY_DELAYS_S = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
+/** An endpoint failing this long without a success is disabled. */
+export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
+/** How long a claimed delivery is held before another process may take it again. */
+const LEASE_S = 60;
+/** Deliveries claimed at once. */
+const BATCH = 50;
+const POLL_MS = 1000;
+/** The longest body sent: larger events list fewer rows (the triggers keep 100) and say how many. */
+const MAX_BODY_BYTES = 256 * 1024;
+/** How long the previous secret still signs after a rotation. */
+export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
+
+/** The tables whose writes may have queued deliveries (migration 0011's triggers). */
+const EVENT_TABLES = new Set(['services', 'categories', 'aspects', 'availabilities', 'snapshots']);
+
+/** A new signing secret, in the Standard Webhooks form. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The Standard Webhooks headers of a body: the message id, the time, and a signature per live secret. */
+export function signDelivery(endpoint: Pick<WebhookEndpointRow, 'secret' | 'previousSecret' | 'previousSecretUntil'>, eventId: string, at: Date, body: string) {
+  const secrets = [endpoint.secret];
+  if (endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil.getTime() > at.getTime()) secrets.push(endpoint.previousSecret);
+  return {
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': secrets.map((s) => new Webhook(s).sign(eventId, at, body)).join(' '),
+  };
+}
+
+type Data = Record<string, unknown>;
+const list = (v: unknown): Data[] => (Array.isArray(v) ? (v as Data[]) : []);
+
+/**
+ * The event's content as the endpoint's role may see it, read now: the service's details, the
+ * values of changed cells and the names of changed records, leaving out private aspects and
+ * internal snapshots for a role that may not see them. Null when nothing in the event is visible.
+ */
+export async function eventContent(db: Executor, endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow): Promise<Data | null> {
+  const data: Data = { ...delivery.data };
+  const serviceId = typeof data.service_id === 'string' ? data.service_id : null;
+  const permissions = servicePermissions({ userId: endpoint.id, role: endpoint.role, superAdmin: false }, null);
+  const tenantId = endpoint.tenantId;
+  const service = serviceId ? await findService(db, tenantId, serviceId) : undefined;
+  if (service && delivery.eventType.startsWith('service.')) data.service = presentService(service);
+  if (service) data.service_version = service.version;
+
+  if (delivery.eventType === 'availability.changed') {
+    const cells = list(data.cells);
+    const ids = [...new Set(cells.map((c) => String(c.aspect_id)))];
+    const rows = ids.length
+      ? await db
+          .select({ id: aspects.id, isPublic: aspects.isPublic, title: aspects.title })
+          .from(aspects)
+          .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, ids)))
+      : [];
+    const visible = new Map(rows.filter((a) => a.isPublic || permissions.canViewPrivate).map((a) => [a.id, a]));
+    const values = visible.size
+      ? await db
+          .select({ aspectId: availabilities.aspectId, timeBucket: availabilities.timeBucket, value: availabilities.value })
+          .from(availabilities)
+          .where(and(eq(availabilities.tenantId, tenantId), inArray(availabilities.aspectId, [...visible.keys()])))
+      : [];
+    const valueOf = new Map(values.map((v) => [`${v.aspectId}|${v.timeBucket}`, v.value]));
+    const shown = cells
+      .filter((c) => visible.has(String(c.aspect_id)))
+      .map((c) => ({
+        ...c,
+        aspect_title: visible.get(String(c.aspect_id))!.title,
+        value: valueOf.get(`${String(c.aspect_id)}|${String(c.time_bucket)}`) ?? null,
+      }));
+    if (shown.length === 0) return null;
+    data.cells = shown;
+  } else if (delivery.eventType === 'catalog.changed') {
+    const changes = list(data.changes);
+    const aspectIds = changes.filter((c) => c.kind === 'aspect').map((c) => String(c.aspect_id));
+    const categoryIds = changes.filter((c) => c.kind === 'category').map((c) => String(c.category_id));
+    const aspectRows = aspectIds.length
+      ? await db
+          .select()
+          .from(aspects)
+          .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, aspectIds)))
+      : [];
+    const categoryRows = categoryIds.length
+      ? await db
+          .select()
+          .from(categories)
+          .where(and(eq(categories.tenantId, tenantId), inArray(categories.id, categoryIds)))
+      : [];
+    const aspectOf = new Map(aspectRows.map((a) => [a.id, a]));
+    const categoryOf = new Map(categoryRows.map((c) => [c.id, c]));
+    const shown = changes.flatMap((c) => {
+      if (c.kind === 'category') return [{ ...c, name: categoryOf.get(String(c.category_id))?.name ?? null }];
+      const aspect = aspectOf.get(String(c.aspect_id));
+      // A deleted aspect's privacy is no longer known: its id goes only to roles that see private aspects.
+      if (!aspect) return permissions.canViewPrivate ? [c] : [];
+      if (!aspect.isPublic && !permissions.canViewPrivate) return [];
+      return [{ ...c, title: aspect.title, is_public: aspect.isPublic }];
+    });
+    if (shown.length === 0) return null;
+    data.changes = shown;
+  } else if (delivery.eventType === 'snapshot.taken') {
+    const [snapshot] = await db
+      .select({ visibility: snapshots.visibility })
+      .from(snapshots)
+      .where(and(eq(snapshots.tenantId, tenantId), eq(snapshots.id, String(data.snapshot_id))));
+    if ((snapshot?.visibility ?? data.visibility) === 'internal' && !permissions.canViewPrivate) return null;
+  }
+  return data;
+}
+
+/**
+ * Sends the queued deliveries (docs/decisions/0132-webhook-delivery.md): claims due ones with
+ * FOR UPDATE SKIP LOCKED under a lease (so several processes share the queue and a crashed one's
+ * claims come back), never one whose endpoint has an earlier delivery for the same service still
+ * waiting (in order per service), signs, sends, records, and schedules retries.
+ */
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private started = false;
+  private unfollow: (() => void) | null = null;
+  /** Deliveries sent since start, for figures. */
+  sent = 0;
+  /** Whether any endpoint is enabled, read again when any process writes the endpoints: without one, a round costs nothing. */
+  private readonly anyEnabled: StampedCache<boolean>;
+
+  constructor(
+    private readonly database: Database,
+    private readonly config: Config,
+    private readonly log: () => FastifyBaseLogger,
+  ) {
+    this.anyEnabled = new StampedCache<boolean>(['webhook_endpoints'], config.CACHE_MAX_AGE_MS, 1);
+  }
+
+  start(): void {
+    this.started = true;
+    this.unfollow = this.database.changes.follow((change) => {
+      if (EVENT_TABLES.has(change.table) || change.table === '*') this.wake();
+    });
+    const tick = () => {
+      this.wake();
+      this.timer = setTimeout(tick, POLL_MS);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unfollow?.();
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Looks for due deliveries now (again after the current round, if one is running). */
+  wake(): void {
+    if (!this.started || this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .then(() => undefined)
+      .catch((err: unknown) => this.log().error({ err }, 'webhook delivery round failed'))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Sends every delivery due now, round after round, until none is left; answers how many were attempted. */
+  async drain(): Promise<number> {
+    const db = this.database.db;
+    const enabled = await this.anyEnabled.get(
+      'any',
+      async () => (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).limit(1)).length > 0,
+    );
+    if (!enabled) return 0;
+    let total = 0;
+    for (;;) {
+      const claimed = await this.claim();
+      if (claimed.length === 0) return total;
+      total += claimed.length;
+      await Promise.all(claimed.map((d) => this.deliver(d)));
+    }
+  }
+
+  private async claim(): Promise<WebhookDeliveryRow[]> {
+    const db = this.database.db;
+    const result = (await db.execute(sql`
+      UPDATE webhook_deliveries d
+         SET status = 'sending', lease_until = now() + make_interval(secs => ${LEASE_S}), attempts = d.attempts + 1, last_attempt_at = now()
+       WHERE d.id IN (
+         SELECT c.id FROM webhook_deliveries c
+          WHERE ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'sending' AND c.lease_until < now()))
+            AND NOT EXISTS (
+              SELECT 1 FROM webhook_deliveries e
+               WHERE e.endpoint_id = c.endpoint_id AND e.service_key = c.service_key AND e.seq < c.seq AND e.status IN ('pending', 'sending'))
+          ORDER BY c.seq
+          LIMIT ${BATCH}
+          FOR UPDATE SKIP LOCKED)
+      RETURNING d.id`)) as unknown as { rows: { id: string }[] };
+    const ids = result.rows.map((r) => r.id);
+    if (ids.length === 0) return [];
+    return db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids)).orderBy(webhookDeliveries.seq);
+  }
+
+  private async deliver(delivery: WebhookDeliveryRow): Promise<void> {
+    const db = this.database.db;
+    const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId));
+    if (!endpoint || !endpoint.enabled) {
+      await this.record(delivery, { ok: false, status: null, durationMs: 0, error: 'endpoint disabled' }, true);
+      return;
+    }
+    const data = await eventContent(db, endpoint, delivery);
+    if (!data) {
+      await db
+        .update(webhookDeliveries)
+        .set({ status: 'succeeded', error: 'not sent: nothing in it that the endpoint role may see', leaseUntil: null })
+        .where(eq(webhookDeliveries.id, delivery.id));
+      return;
+    }
+    const at = new Date();
+    let body = JSON.stringify({ type: delivery.eventType, timestamp: at.toISOString(), data });
+    if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
+      body = JSON.stringify({ type: delivery.eventType, timestamp: at.toISOString(), data: { ...delivery.data, truncated: true } });
+    }
+    const headers = signDelivery(endpoint, delivery.eventId, at, body);
+    const result = await sendWebhook(endpoint.url, headers, body, {
+      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    });
+    this.sent++;
+    await this.record(delivery, result, false);
+    if (result.ok) {
+      if (endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id));
+      return;
+    }
+    await this.noteFailure(endpoint);
+  }
+
+  /** Writes an attempt's outcome; a failure is tried again on the schedule, until it runs out. */
+  private async record(delivery: WebhookDeliveryRow, result: SendResult, final: boolean): Promise<void> {
+    const delay = RETRY_DELAYS_S[delivery.attempts - 1];
+    const status = result.ok ? 'succeeded' : final || delay === undefined ? 'failed' : 'pending';
+    await this.database.db
+      .update(webhookDeliveries)
+      .set({
+        status,
+        responseStatus: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+        leaseUntil: null,
+        nextAttemptAt: status === 'pending' ? new Date(Date.now() + delay! * 1000) : sql`${webhookDeliveries.nextAttemptAt}`,
+      })
+      .where(eq(webhookDeliveries.id, delivery.id));
+  }
+
+  /** Marks the endpoint failing; failing for a day, it is disabled, its waiting deliveries fail, and its tenant's admins are told. */
+  private async noteFailure(endpoint: WebhookEndpointRow): Promise<void> {
+    const db = this.database.db;
+    const since = endpoint.failingSince ?? new Date();
+    if (!endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince: since }).where(eq(webhookEndpoints.id, endpoint.id));
+    if (Date.now() - since.getTime() < DISABLE_AFTER_MS) return;
+    await db.transaction(async (tx) => {
+      const [disabled] = await tx
+        .update(webhookEndpoints)
+        .set({ enabled: false, disabledReason: 'failing' })
+        .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true)))
+        .returning();
+      if (!disabled) return;
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: 'failed', error: 'endpoint disabled after failing for a day', leaseUntil: null })
+        .where(and(eq(webhookDeliveries.endpointId, endpoint.id), inArray(webhookDeliveries.status, ['pending', 'sending'])));
+      // The tenant's audit log tells its admins; Tenant Settings shows the endpoint as disabled, and why.
+      await writeAudit(tx, null, {
+        tenantId: endpoint.tenantId,
+        action: 'webhook.disable',
+        targetType: 'webhook',
+        targetId: endpoint.id,
+        details: { url: endpoint.url, failingSince: since.toISOString() },
+        actorEmail: 'Webhook delivery',
+      });
+    });
+    this.log().warn({ endpointId: endpoint.id, tenantId: endpoint.tenantId }, 'webhook endpoint disabled after failing for a day');
+  }
+}

@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { apiTokenViewSchema, createApiTokenSchema, INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import type { RouteDoc } from '../../openapi';
+import { idParamSchema } from '../../../common/schemas/users';
+import { newApiTokenSecret } from '../../auth/apiTokens';
+import { writeAudit } from '../../commands/audit';
+import { countTenantServices, insertApiToken, listApiTokens, revokeApiToken } from '../../db/queries/integrations';
+import { invalid, notFound } from '../../errors';
+import { requireActor, scope } from '../../plugins/context';
+import { requireIntegrationManager, requirePlatform } from '../../policies';
+import { presentApiToken } from '../../presenters/integrations';
+import { parse } from '../../validation';
+
+const M = INTEGRATION_MESSAGES;
+
+function tokenIdOf(req: FastifyRequest): string {
+  const parsed = idParamSchema.safeParse(req.params);
+  if (!parsed.success) throw notFound(M.tokenNotFound);
+  return parsed.data.id;
+}
+
+/**
+ * API tokens (docs/decisions/0130-api-tokens.md): a tenant's admins create, list and revoke them;
+ * super admins see and revoke every tenant's. The secret is answered once, at creation.
+ */
+export default async function apiTokenRoutes(app: FastifyInstance) {
+  const db = () => app.database.db;
+
+  const tags = ['API tokens'];
+  const capability = 'tenant.users (a person, never an API token)';
+  const token = z.object({ token: apiTokenViewSchema });
+  const tokens = z.object({ tokens: z.array(apiTokenViewSchema) });
+
+  const create: RouteDoc = {
+    summary: 'Create an API token; its secret is answered here only',
+    capability,
+    tags,
+    body: createApiTokenSchema,
+    responses: { 201: token.extend({ secret: z.string().startsWith('scat_') }) },
+  };
+  app.post('/api-tokens', { config: { doc: create } }, async (req, reply) => {
+    const { actor, tenantId } = scope(req);
+    requireIntegrationManager(actor);
+    const input = parse(createApiTokenSchema, req.body);
+    const serviceIds = input.serviceIds && input.serviceIds.length > 0 ? input.serviceIds : null;
+    if (serviceIds && (await countTenantServices(db(), tenantId, serviceIds)) !== serviceIds.length) throw invalid(M.tokenServiceUnknown, 'serviceIds');
+    const { secret, hash, hint } = newApiTokenSecret();
+    const token = await db().transaction(async (tx) => {
+      const row = await insertApiToken(tx, {
+        tenantId,
+        name: input.name,
+        role: input.role,
+        serviceIds,
+        secretHash: hash,
+        hint,
+        expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+        createdBy: actor.user.id,
+      });
+      await writeAudit(tx, actor, {
+        tenantId,
+        action: 'api_token.create',
+        targetType: 'api_token',
+        targetId: row.id,
+        details: { name: row.name, role: row.role, serviceIds },
+      });
+      return row;
+    });
+    return reply.status(201).send({ token: presentApiToken(token), secret });
+  });
+
+  app.get(
+    '/api-tokens',
+    { config: { doc: { summary: "The tenant's API tokens (never their secrets)", capability, tags, responses: { 200: tokens } } } },
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      requireIntegrationManager(actor);
+      return { tokens: (await listApiTokens(db(), tenantId)).map(presentApiToken) };
+    },
+  );
+
+  app.delete(
+    '/api-tokens/:id',
+    { config: { doc: { summary: 'Revoke an API token, at once in every server process', capability, tags, responses: { 204: null } } } },
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      requireIntegrationManager(actor);
+      const id = tokenIdOf(req);
+      await db().transaction(async (tx) => {
+        const row = await revokeApiToken(tx, tenantId, id);
+        if (!row) throw notFound(M.tokenNotFound);
+        await writeAudit(tx, actor, { tenantId, action: 'api_token.revoke', targetType: 'api_token', targetId: id, details: { name: row.name } });
+      });
+      return reply.status(204).send();
+    },
+  );
+
+  // The Super Admin Panel: every tenant's tokens, across tenants.
+  const cross = (doc: RouteDoc) => ({ config: { tenant: false, doc } });
+
+  app.get(
+    '/admin/api-tokens',
+    cross({ summary: "Every tenant's API tokens (super admin)", capability: 'platform.manage', tags, responses: { 200: tokens } }),
+    async (req) => {
+      requirePlatform(requireActor(req));
+      return { tokens: (await listApiTokens(db(), null)).map(presentApiToken) };
+    },
+  );
+
+  app.delete(
+    '/admin/api-tokens/:id',
+    cross({ summary: "Revoke any tenant's API token (super admin)", capability: 'platform.manage', tags, responses: { 204: null } }),
+    async (req, reply) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const id = tokenIdOf(req);
+      await db().transaction(async (tx) => {
+        const row = await revokeApiToken(tx, null, id);
+        if (!row) throw notFound(M.tokenNotFound);
+        await writeAudit(tx, actor, { tenantId: row.tenantId, action: 'api_token.revoke', targetType: 'api_token', targetId: id, details: { name: row.name } });
+      });
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,306 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import { buildTestApp, call, type TestApp } from '../../test/app';
+import { createAspect, createCategory, createService, createWorld, type World } from '../../test/factories';
+import { auditLog, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { refuseAddress, refuseUrl } from '../../integrations/targets';
+import { sendWebhook } from '../../integrations/send';
+
+/** A real HTTP receiver on 127.0.0.1: records what arrives, answers what the test says. */
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+let receiver: Server;
+let received: Received[] = [];
+let answers: number[] = [];
+let receiverUrl = '';
+
+let t: TestApp;
+let w: World;
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      const status = answers.shift() ?? 200;
+      if (status >= 300 && status < 400) res.setHeader('location', 'http://169.254.169.254/latest/meta-data/');
+      res.statusCode = status;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  t = await buildTestApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '2000' });
+  w = await createWorld(t.app, t.db);
+});
+afterAll(async () => {
+  await t.close();
+  await new Promise((r) => receiver.close(r));
+});
+beforeEach(() => {
+  received = [];
+  answers = [];
+});
+
+async function register(events: string[], role = 'reader', token = w.tokens.admin) {
+  const res = await call(t.app, 'POST', '/api/webhooks', { token, body: { url: receiverUrl, events, role } });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json() as { webhook: { id: string }; secret: string };
+}
+
+const remove = (id: string) => call(t.app, 'DELETE', `/api/webhooks/${id}`, { token: w.tokens.admin });
+
+function verified(secret: string, r: Received): { type: string; data: Record<string, any> } {
+  return new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as never;
+}
+
+const deliveriesOf = (endpointId: string) =>
+  t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(webhookDeliveries.seq);
+/** Makes every waiting delivery due now (the test does not wait out the backoff). */
+const dueNow = () =>
+  t.db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: sql`now()` })
+    .where(eq(webhookDeliveries.status, 'pending'));
+
+describe('webhook endpoints', () => {
+  it('answers the signing secret once, lists endpoints without it, and refuses the wrong people', async () => {
+    const { webhook, secret } = await register(['service.updated']);
+    expect(secret).toMatch(/^whsec_/);
+    const list = await call(t.app, 'GET', '/api/webhooks', { token: w.tokens.admin });
+    expect(list.json().webhooks.map((x: { id: string }) => x.id)).toContain(webhook.id);
+    expect(list.body).not.toContain(secret);
+    for (const token of [w.tokens.reader, w.tokens.editor]) expect((await call(t.app, 'GET', '/api/webhooks', { token })).statusCode).toBe(403);
+    const theirs = await call(t.app, 'POST', '/api/webhooks', { token: w.tokens.otherAdmin, body: { url: receiverUrl, events: ['service.updated'] } });
+    const theirId = theirs.json().webhook.id as string;
+    for (const [method, url] of [
+      ['PUT', `/api/webhooks/${theirId}`],
+      ['DELETE', `/api/webhooks/${theirId}`],
+      ['GET', `/api/webhooks/${theirId}/deliveries`],
+      ['GET', `/api/webhooks/${MISSING}/deliveries`],
+      ['POST', `/api/webhooks/${theirId}/deliveries/${MISSING}/retry`],
+    ] as const) {
+      expect((await call(t.app, method, url, { token: w.tokens.admin, body: method === 'GET' || method === 'DELETE' ? undefined : {} })).statusCode).toBe(404);
+    }
+    const bad = await call(t.app, 'POST', '/api/webhooks', { token: w.tokens.admin, body: { url: receiverUrl, events: ['no.such'] } });
+    expect(bad.statusCode).toBe(400);
+    const none = await call(t.app, 'POST', '/api/webhooks', { token: w.tokens.admin, body: { url: receiverUrl, events: [] } });
+    expect(none.json().error).toBe(INTEGRATION_MESSAGES.webhookUrlRequired);
+    await remove(webhook.id);
+    await call(t.app, 'DELETE', `/api/webhooks/${theirId}`, { token: w.tokens.otherAdmin });
+  });
+
+  it('refuses link-local targets even when private targets are allowed', async () => {
+    const res = await call(t.app, 'POST', '/api/webhooks', {
+      token: w.tokens.admin,
+      body: { url: 'http://169.254.169.254/latest', events: ['service.updated'] },
+    });
+    expect(res.statusCode).toBe(400);
+    const metadata = await call(t.app, 'POST', '/api/webhooks', { token: w.tokens.admin, body: { url: 'https://[fe80::1]/x', events: ['service.updated'] } });
+    expect(metadata.json().error).toBe(INTEGRATION_MESSAGES.webhookUrlPrivate);
+  });
+});
+
+describe('deliveries', () => {
+  it('sends a signed Standard Webhooks delivery for a committed change, with ids, versions and content', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.updated', 'service.archived']);
+    expect((await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'Renamed for hooks' } })).statusCode).toBe(200);
+    expect(await t.app.webhooks.drain()).toBe(1);
+    expect(received).toHaveLength(1);
+    const event = verified(secret, received[0]!);
+    expect(event.type).toBe('service.updated');
+    expect(event.data).toMatchObject({ service_id: service.id, service: { id: service.id, name: 'Renamed for hooks' } });
+    expect(event.data.version).toEqual(expect.any(Number));
+    expect(received[0]!.headers['webhook-id']).toMatch(/^msg_/);
+    // Someone else's tampering is caught by the signature.
+    expect(() => new Webhook(secret).verify(received[0]!.body.replace('Renamed', 'Renamef'), received[0]!.headers as Record<string, string>)).toThrow();
+    const [row] = await deliveriesOf(webhook.id);
+    expect(row).toMatchObject({ status: 'succeeded', responseStatus: 200, attempts: 1 });
+    await remove(webhook.id);
+  });
+
+  it('gives a reader-level endpoint no private aspect, and an editor-level one its value', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const category = await createCategory(t.db, w.tenant.id, service.id);
+    const open = await createAspect(t.db, w.tenant.id, service.id, category.id, { isPublic: true, title: 'Open aspect' });
+    const hidden = await createAspect(t.db, w.tenant.id, service.id, category.id, { isPublic: false, title: 'Hidden aspect' });
+    const reader = await register(['availability.changed'], 'reader');
+    const editor = await register(['availability.changed'], 'editor');
+    for (const aspectId of [hidden.id, open.id]) {
+      const res = await call(t.app, 'POST', '/api/availabilities', {
+        token: w.tokens.editor,
+        body: { aspectId, timeBucket: '2031-Q1', value: `Value of ${aspectId}` },
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+    await t.app.webhooks.drain();
+    const bodies = received.map((r) => r.body);
+    const forReader = received.filter((r) => {
+      try {
+        verified(reader.secret, r);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const forEditor = received.filter((r) => {
+      try {
+        verified(editor.secret, r);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(forReader).toHaveLength(1);
+    expect(forReader[0]!.body).not.toContain(hidden.id);
+    expect(verified(reader.secret, forReader[0]!).data.cells).toEqual([
+      expect.objectContaining({ aspect_id: open.id, value: `Value of ${open.id}`, aspect_title: 'Open aspect' }),
+    ]);
+    expect(forEditor).toHaveLength(2);
+    expect(bodies.join()).toContain('Hidden aspect');
+    const notSent = (await deliveriesOf(reader.webhook.id)).find((d) => d.responseStatus === null);
+    expect(notSent).toMatchObject({ status: 'succeeded', error: expect.stringContaining('not sent') });
+    await remove(reader.webhook.id);
+    await remove(editor.webhook.id);
+  });
+
+  it('retries a failed delivery with backoff, and keeps later events of the service waiting in order', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.updated']);
+    answers = [500];
+    await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'First name' } });
+    await t.app.webhooks.drain();
+    await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'Second name' } });
+    await t.app.webhooks.drain();
+    expect(received).toHaveLength(1);
+    const [first, second] = await deliveriesOf(webhook.id);
+    expect(first).toMatchObject({ status: 'pending', attempts: 1, responseStatus: 500 });
+    const wait = first!.nextAttemptAt.getTime() - first!.lastAttemptAt!.getTime();
+    expect(wait).toBeGreaterThanOrEqual(4000);
+    expect(second).toMatchObject({ status: 'pending', attempts: 0 });
+    await dueNow();
+    await t.app.webhooks.drain();
+    const names = received.slice(1).map((r) => verified(secret, r).data.service.name as string);
+    expect(names).toEqual(['Second name', 'Second name']);
+    const ids = received.map((r) => r.headers['webhook-id']);
+    expect(ids[1]).toBe(ids[0]);
+    expect((await deliveriesOf(webhook.id)).map((d) => [d.status, d.attempts])).toEqual([
+      ['succeeded', 2],
+      ['succeeded', 1],
+    ]);
+    await remove(webhook.id);
+  });
+
+  it('shows the delivery log and sends a delivery again', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.archived']);
+    await call(t.app, 'PATCH', `/api/services/${service.id}/archive`, { token: w.tokens.admin, body: {} });
+    await t.app.webhooks.drain();
+    const log = await call(t.app, 'GET', `/api/webhooks/${webhook.id}/deliveries`, { token: w.tokens.admin });
+    expect(log.statusCode).toBe(200);
+    const [entry] = log.json().deliveries;
+    expect(entry).toMatchObject({ event_type: 'service.archived', status: 'succeeded', response_status: 200, attempts: 1, duration_ms: expect.any(Number) });
+    const again = await call(t.app, 'POST', `/api/webhooks/${webhook.id}/deliveries/${entry.id}/retry`, { token: w.tokens.admin, body: {} });
+    expect(again.statusCode).toBe(202);
+    await t.app.webhooks.drain();
+    expect(received).toHaveLength(2);
+    expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
+    expect(verified(secret, received[1]!).type).toBe('service.archived');
+    expect((await call(t.app, 'POST', `/api/webhooks/${webhook.id}/deliveries/${entry.id}/retry`, { token: w.tokens.reader, body: {} })).statusCode).toBe(403);
+    await remove(webhook.id);
+  });
+
+  it('disables an endpoint failing for a day and tells the admins through the audit log', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook } = await register(['service.updated']);
+    await t.db
+      .update(webhookEndpoints)
+      .set({ failingSince: new Date(Date.now() - 25 * 3600 * 1000) })
+      .where(eq(webhookEndpoints.id, webhook.id));
+    answers = [503];
+    await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'Never arrives' } });
+    await t.app.webhooks.drain();
+    const list = await call(t.app, 'GET', '/api/webhooks', { token: w.tokens.admin });
+    expect(list.json().webhooks.find((x: { id: string }) => x.id === webhook.id)).toMatchObject({ enabled: false, disabled_reason: 'failing' });
+    expect((await deliveriesOf(webhook.id)).map((d) => d.status)).toEqual(['failed']);
+    const [failed] = await deliveriesOf(webhook.id);
+    const refused = await call(t.app, 'POST', `/api/webhooks/${webhook.id}/deliveries/${failed!.id}/retry`, { token: w.tokens.admin, body: {} });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toBe(INTEGRATION_MESSAGES.enableBeforeSending);
+    const audit = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'webhook.disable'), eq(auditLog.targetId, webhook.id)));
+    expect(audit).toHaveLength(1);
+    // A disabled endpoint queues nothing more; started again by hand, it does.
+    await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'Still nothing' } });
+    expect(await deliveriesOf(webhook.id)).toHaveLength(1);
+    expect((await call(t.app, 'PUT', `/api/webhooks/${webhook.id}`, { token: w.tokens.admin, body: { enabled: true } })).json().webhook.enabled).toBe(true);
+    await remove(webhook.id);
+  });
+
+  it('signs with the old and the new secret for a day after a rotation', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.updated']);
+    const rotated = await call(t.app, 'PUT', `/api/webhooks/${webhook.id}`, { token: w.tokens.admin, body: { rotateSecret: true } });
+    const fresh = rotated.json().secret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(secret);
+    await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'Rotated' } });
+    await t.app.webhooks.drain();
+    expect(String(received[0]!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verified(fresh, received[0]!).type).toBe('service.updated');
+    expect(verified(secret, received[0]!).type).toBe('service.updated');
+    await remove(webhook.id);
+  });
+});
+
+describe('outgoing requests cannot reach the product network', () => {
+  it('refuses private, loopback and link-local addresses, link-local always', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '192.168.0.1', '172.16.5.5', '::1', 'fd00::1', '::ffff:127.0.0.1']) {
+      expect(refuseAddress(a, false)).toBe('private');
+      expect(refuseAddress(a, true)).toBeNull();
+    }
+    for (const a of ['169.254.169.254', 'fe80::1', '::ffff:169.254.169.254']) expect(refuseAddress(a, true)).toBe('link-local');
+    expect(refuseAddress('93.184.216.34', false)).toBeNull();
+    expect(refuseUrl('http://example.com/hook', false)).toBe('scheme');
+    expect(refuseUrl('http://localhost:3000/hook', true)).toBeNull();
+    expect(refuseUrl('https://localhost/hook', false)).toBe('private');
+    expect(refuseUrl('https://user:pw@example.com/hook', false)).toBe('scheme');
+    expect(refuseUrl('https://example.com/hook', false)).toBeNull();
+  });
+
+  it('checks the addresses a name resolves to when connecting, and never follows a redirect', async () => {
+    const viaName = receiverUrl.replace('127.0.0.1', 'localhost');
+    const refused = await sendWebhook(viaName, {}, '{}', { timeoutMs: 2000, allowPrivate: false });
+    expect(refused).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/refused private address/) });
+    expect(received).toHaveLength(0);
+    answers = [302];
+    const redirected = await sendWebhook(receiverUrl, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
+    expect(redirected).toMatchObject({ ok: false, status: 302, error: 'redirect not followed' });
+    expect(received).toHaveLength(1);
+  });
+
+  it('gives up on a receiver that does not answer in time', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
+      const result = await sendWebhook(url, {}, '{}', { timeoutMs: 300, allowPrivate: true });
+      expect(result).toMatchObject({ ok: false, status: null });
+      expect(result.durationMs).toBeLessThan(2000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+});

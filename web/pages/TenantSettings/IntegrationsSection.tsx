@@ -1,0 +1,457 @@
+import {
+  Alert,
+  Button,
+  Checkbox,
+  CopyButton,
+  Group,
+  MultiSelect,
+  NativeSelect,
+  Paper,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
+import { useEffect, useRef, useState } from 'react';
+import { z } from 'zod';
+import { createApiTokenSchema, INTEGRATION_MESSAGES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS, createWebhookSchema } from '../../../common/schemas/integrations';
+import type { Role } from '../../../common/roles';
+import { messageOf } from '../../api/client';
+import {
+  useApiTokens,
+  useCreateApiToken,
+  useCreateWebhook,
+  useDeleteWebhook,
+  useDeliveries,
+  useRevokeApiToken,
+  useSendAgain,
+  useUpdateWebhook,
+  useWebhooks,
+  type ApiToken,
+  type WebhookEndpoint,
+} from '../../api/integrations';
+import { useServices } from '../../api/services';
+import { CatalogModal } from '../../components/CatalogModal';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { ModalForm } from '../../components/ModalForm';
+import { notifySuccess } from '../../lib/notify';
+import { ROLE_OPTIONS, roleLabel } from '../../lib/roles';
+import { useSchemaForm } from '../../lib/schemaForm';
+import { useSubmit } from '../../lib/useSubmit';
+
+const M = INTEGRATION_MESSAGES;
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** A secret shown once, with a button to copy it. */
+function SecretModal({ title, secret, note, onClose }: { title: string; secret: string | null; note: string; onClose: () => void }) {
+  return (
+    <CatalogModal opened={secret !== null} onClose={onClose} title={title}>
+      <Stack gap="md">
+        <Alert color="yellow" variant="light" c="yellow.9">
+          {note}
+        </Alert>
+        <TextInput label="Secret" value={secret ?? ''} readOnly onFocus={(e) => e.currentTarget.select()} styles={{ input: { fontFamily: 'monospace' } }} />
+        <Group justify="flex-end">
+          <CopyButton value={secret ?? ''}>
+            {({ copied, copy }) => (
+              <Button variant="default" onClick={copy}>
+                {copied ? 'Copied' : 'Copy secret'}
+              </Button>
+            )}
+          </CopyButton>
+          <Button onClick={onClose}>Done</Button>
+        </Group>
+      </Stack>
+    </CatalogModal>
+  );
+}
+
+const tokenForm = z.object({
+  name: createApiTokenSchema.shape.name,
+  role: createApiTokenSchema.shape.role,
+  serviceIds: z.array(z.string()),
+  expires: z.string().refine((v) => !v || Date.parse(`${v}T23:59:59Z`) > Date.now(), M.tokenExpiryInPast),
+});
+
+interface TokenValues {
+  name: string;
+  role: Role | '';
+  serviceIds: string[];
+  expires: string;
+  [key: string]: unknown;
+}
+
+function CreateTokenModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (secret: string) => void }) {
+  const form = useSchemaForm<TokenValues>(tokenForm, { name: '', role: '', serviceIds: [], expires: '' });
+  const create = useCreateApiToken();
+  const services = useServices(false);
+  const { busy, error, setError, run } = useSubmit('Failed to create the API token');
+  const formRef = useRef(form);
+  formRef.current = form;
+  useEffect(() => {
+    if (!opened) return;
+    formRef.current.reset();
+    setError(null);
+  }, [opened, setError]);
+
+  const submit = form.onSubmit(async (values) => {
+    let secret = '';
+    const ok = await run(async () => {
+      const created = await create.mutateAsync({
+        name: values.name.trim(),
+        role: values.role as Role,
+        serviceIds: values.serviceIds.length ? values.serviceIds : null,
+        expiresAt: values.expires ? new Date(`${values.expires}T23:59:59Z`).toISOString() : null,
+      });
+      secret = created.secret;
+    });
+    if (ok) {
+      form.reset();
+      onClose();
+      onCreated(secret);
+    }
+  });
+
+  const options = (services.data?.services ?? []).map((s) => ({ value: s.id, label: s.name }));
+  return (
+    <CatalogModal opened={opened} onClose={onClose} title="Create API token" dirty={form.isDirty()}>
+      <ModalForm onSubmit={submit} error={error} busy={busy} action="Create token">
+        <TextInput label="Name" withAsterisk data-autofocus description="Who or what uses it, e.g. Release pipeline" {...form.getInputProps('name')} />
+        <NativeSelect label="Role" withAsterisk data={[{ value: '', label: 'Select a role' }, ...ROLE_OPTIONS]} {...form.getInputProps('role')} />
+        <MultiSelect
+          label="Limit to services"
+          description="Leave empty for every service of the tenant"
+          data={options}
+          searchable
+          clearable
+          {...form.getInputProps('serviceIds')}
+        />
+        <TextInput label="Expires on" type="date" description="Leave empty for no expiry" {...form.getInputProps('expires')} />
+      </ModalForm>
+    </CatalogModal>
+  );
+}
+
+function ApiTokensPanel() {
+  const tokens = useApiTokens();
+  const revoke = useRevokeApiToken();
+  const services = useServices(false);
+  const [creating, setCreating] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const serviceName = new Map((services.data?.services ?? []).map((s) => [s.id, s.name]));
+  const rows = tokens.data ?? [];
+
+  return (
+    <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-api-tokens">
+      <Group justify="space-between" mb="md" wrap="wrap">
+        <Title order={2} size="h3" id="tenant-api-tokens">
+          API tokens
+        </Title>
+        <Button onClick={() => setCreating(true)}>+ Create API token</Button>
+      </Group>
+      <Text c="dimmed" size="sm" mb="sm">
+        Integrations call the API with a token: <code>Authorization: Bearer &lt;secret&gt;</code>. See the API reference at <a href="/api/docs">/api/docs</a>.
+      </Text>
+      {tokens.isError ? <Alert color="red">{messageOf(tokens.error, 'Failed to load API tokens')}</Alert> : null}
+      {rows.length > 0 ? (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label="API tokens">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>Services</Table.Th>
+                <Table.Th>Created</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th>Expires</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((t) => (
+                <Table.Tr key={t.id}>
+                  <Table.Td>
+                    {t.name}
+                    <Text size="xs" c="dimmed" ff="monospace">
+                      {t.hint}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{roleLabel(t.role)}</Table.Td>
+                  <Table.Td>{t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id).join(', ') : 'All services'}</Table.Td>
+                  <Table.Td>{when(t.created_at)}</Table.Td>
+                  <Table.Td>{t.last_used_at ? when(t.last_used_at) : 'Never'}</Table.Td>
+                  <Table.Td>{t.expires_at ? when(t.expires_at) : 'Never'}</Table.Td>
+                  <Table.Td>
+                    <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
+                      Revoke
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      ) : null}
+      {!tokens.isLoading && rows.length === 0 ? <Text c="dimmed">No API tokens yet</Text> : null}
+
+      <CreateTokenModal opened={creating} onClose={() => setCreating(false)} onCreated={setSecret} />
+      <SecretModal title="API token created" secret={secret} note={M.tokenCreated} onClose={() => setSecret(null)} />
+      <ConfirmDialog
+        opened={revoking !== null}
+        title="Revoke API token"
+        message={`Revoke ${revoking?.name ?? ''}? Every call made with it is refused from now on. This cannot be undone.`}
+        confirmLabel="Revoke"
+        error={revokeError}
+        busy={revoke.isPending}
+        onClose={() => {
+          setRevoking(null);
+          setRevokeError(null);
+        }}
+        onConfirm={() => {
+          revoke.mutate(revoking!.id, {
+            onSuccess: () => {
+              setRevoking(null);
+              notifySuccess(M.tokenRevoked);
+            },
+            onError: (err) => setRevokeError(messageOf(err, 'Failed to revoke the API token')),
+          });
+        }}
+      />
+    </Paper>
+  );
+}
+
+interface WebhookValues {
+  url: string;
+  events: string[];
+  role: Role;
+  [key: string]: unknown;
+}
+
+function CreateWebhookModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (secret: string) => void }) {
+  const form = useSchemaForm<WebhookValues>(createWebhookSchema, { url: '', events: [], role: 'reader' });
+  const create = useCreateWebhook();
+  const { busy, error, setError, run } = useSubmit('Failed to create the webhook');
+  const formRef = useRef(form);
+  formRef.current = form;
+  useEffect(() => {
+    if (!opened) return;
+    formRef.current.reset();
+    setError(null);
+  }, [opened, setError]);
+
+  const submit = form.onSubmit(async (values) => {
+    let secret = '';
+    const ok = await run(async () => {
+      secret = (await create.mutateAsync({ url: values.url.trim(), events: values.events, role: values.role })).secret;
+    });
+    if (ok) {
+      form.reset();
+      onClose();
+      onCreated(secret);
+    }
+  });
+
+  return (
+    <CatalogModal opened={opened} onClose={onClose} title="Add webhook" dirty={form.isDirty()}>
+      <ModalForm onSubmit={submit} error={error} busy={busy} action="Add webhook">
+        <TextInput label="Endpoint URL" withAsterisk data-autofocus placeholder="https://example.com/hooks/catalog" {...form.getInputProps('url')} />
+        <Checkbox.Group label="Events" withAsterisk {...form.getInputProps('events')}>
+          <Stack gap={6} mt={6}>
+            {WEBHOOK_EVENTS.map((e) => (
+              <Checkbox key={e} value={e} label={`${WEBHOOK_EVENT_LABELS[e]} (${e})`} />
+            ))}
+          </Stack>
+        </Checkbox.Group>
+        <NativeSelect
+          label="Sees content as"
+          description="Private aspects and internal snapshots go only to editor and admin"
+          data={ROLE_OPTIONS}
+          {...form.getInputProps('role')}
+        />
+      </ModalForm>
+    </CatalogModal>
+  );
+}
+
+function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; onClose: () => void }) {
+  const deliveries = useDeliveries(webhook?.id ?? null);
+  const again = useSendAgain(webhook?.id ?? '');
+  const rows = deliveries.data ?? [];
+  return (
+    <CatalogModal opened={webhook !== null} onClose={onClose} title="Delivery log" size="xl">
+      <Text size="sm" mb="sm" style={{ overflowWrap: 'anywhere' }}>
+        {webhook?.url}
+      </Text>
+      {rows.length > 0 ? (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped aria-label="Deliveries">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Event</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Response</Table.Th>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Attempts</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((d) => (
+                <Table.Tr key={d.id}>
+                  <Table.Td>
+                    {d.event_type}
+                    <Text size="xs" c="dimmed">
+                      {when(d.created_at)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm" fw={600}>
+                      {d.status}
+                    </Text>
+                    {d.error ? (
+                      <Text size="xs" c="dimmed">
+                        {d.error}
+                      </Text>
+                    ) : null}
+                  </Table.Td>
+                  <Table.Td>{d.response_status ?? '—'}</Table.Td>
+                  <Table.Td>{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</Table.Td>
+                  <Table.Td>{d.attempts}</Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      loading={again.isPending && again.variables === d.id}
+                      onClick={() => again.mutate(d.id, { onSuccess: () => notifySuccess('Queued to send again.') })}
+                    >
+                      Send again
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      ) : null}
+      {!deliveries.isLoading && rows.length === 0 ? <Text>Nothing sent yet</Text> : null}
+    </CatalogModal>
+  );
+}
+
+function WebhooksPanel() {
+  const webhooks = useWebhooks();
+  const remove = useDeleteWebhook();
+  const update = useUpdateWebhook();
+  const [creating, setCreating] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<WebhookEndpoint | null>(null);
+  const [logOf, setLogOf] = useState<WebhookEndpoint | null>(null);
+  const rows = webhooks.data ?? [];
+
+  return (
+    <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-webhooks">
+      <Group justify="space-between" mb="md" wrap="wrap">
+        <Title order={2} size="h3" id="tenant-webhooks">
+          Webhooks
+        </Title>
+        <Button onClick={() => setCreating(true)}>+ Add webhook</Button>
+      </Group>
+      {webhooks.isError ? <Alert color="red">{messageOf(webhooks.error, 'Failed to load webhooks')}</Alert> : null}
+      {rows.length > 0 ? (
+        <Table.ScrollContainer minWidth={640}>
+          <Table striped aria-label="Webhooks">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Endpoint</Table.Th>
+                <Table.Th>Events</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((h) => (
+                <Table.Tr key={h.id}>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{h.url}</Table.Td>
+                  <Table.Td>{h.events.join(', ')}</Table.Td>
+                  <Table.Td>
+                    {h.enabled ? (
+                      <Text size="sm" fw={600}>
+                        Active
+                      </Text>
+                    ) : (
+                      <Text size="sm" fw={600}>
+                        {h.disabled_reason === 'failing' ? M.webhookDisabledFailing : 'Disabled'}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button size="xs" variant="default" onClick={() => setLogOf(h)} aria-label={`Delivery log of ${h.url}`}>
+                        Delivery log
+                      </Button>
+                      {h.enabled ? null : (
+                        <Button size="xs" variant="default" onClick={() => update.mutate({ id: h.id, enabled: true })} aria-label={`Enable ${h.url}`}>
+                          Enable
+                        </Button>
+                      )}
+                      <Button size="xs" color="red" variant="light" onClick={() => setDeleting(h)} aria-label={`Delete ${h.url}`}>
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      ) : null}
+      {!webhooks.isLoading && rows.length === 0 ? <Text c="dimmed">No webhooks yet</Text> : null}
+
+      <CreateWebhookModal opened={creating} onClose={() => setCreating(false)} onCreated={setSecret} />
+      <SecretModal
+        title="Webhook added"
+        secret={secret}
+        note={`${M.webhookCreated} Receivers verify each delivery's webhook-signature header with it (Standard Webhooks).`}
+        onClose={() => setSecret(null)}
+      />
+      <DeliveryLog webhook={logOf} onClose={() => setLogOf(null)} />
+      <ConfirmDialog
+        opened={deleting !== null}
+        title="Delete webhook"
+        message={`Delete the webhook to ${deleting?.url ?? ''}? Its delivery log goes with it. This cannot be undone.`}
+        confirmLabel="Delete"
+        busy={remove.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => {
+          remove.mutate(deleting!.id, {
+            onSuccess: () => {
+              setDeleting(null);
+              notifySuccess(M.webhookDeleted);
+            },
+          });
+        }}
+      />
+    </Paper>
+  );
+}
+
+/** Tenant Settings' integrations: API tokens and webhooks (docs/api.md). */
+export function IntegrationsSection() {
+  return (
+    <>
+      <ApiTokensPanel />
+      <WebhooksPanel />
+    </>
+  );
+}
