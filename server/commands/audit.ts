@@ -32,7 +32,9 @@ export type AuditAction =
   | 'tenant.delete'
   | 'category.delete'
   | 'aspect.move'
-  | 'aspect.delete';
+  | 'aspect.delete'
+  | 'availability.batch'
+  | 'availability.csv_import';
 
 export interface AuditEntry {
   tenantId: string | null;
