@@ -558,7 +558,8 @@ export function useRoadmapGrid(opts: {
       const cell = cellOf(e.target);
       const row = cell ? store.indexOf(cell.key) : undefined;
       if (!cell || row === undefined || store.rows[row]!.kind !== 'aspect') return;
-      if ((e.target as HTMLElement).closest('.roadmap-cell-editor')) return;
+      // The drag handle reorders rows; the editor is text: neither selects a block.
+      if ((e.target as HTMLElement).closest('.roadmap-cell-editor, .roadmap-drag-handle')) return;
       const pos = { row, col: cell.col };
       if (e.shiftKey) {
         e.preventDefault();
