@@ -238,3 +238,36 @@ test.describe('The roadmap grid', () => {
     await expectAccessible(page, 'read-only grid');
   });
 });
+
+test.describe('CSV import', () => {
+  test('a CSV exported, edited and imported from Service Settings: preview first, then apply', async ({ page, request }) => {
+    const api = await adminApi(request);
+    const id = unique();
+    const { serviceId, aspectIds } = await seedService(api, `Csv ${id}`, [{ title: 'Sync' }, { title: 'Search' }]);
+    const q = await timelineOf(api, serviceId);
+    await api.send('POST', '/availabilities', { aspectId: aspectIds[0], timeBucket: q[0], value: 'Beta' });
+    // The export, edited as a spreadsheet would save it: one cell changed, a row in error.
+    const res = await request.get(`/api/export/service/${serviceId}/csv?showPrivate=true`, { headers: { authorization: `Bearer ${api.session.token}` } });
+    const exported = await res.text();
+    const edited = exported.replace(',Beta,', ',Generally available,');
+    await openCatalog(page, serviceId);
+    await page.goto(`/catalog/${serviceId}/settings`);
+    await page.getByRole('button', { name: 'Import CSV' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import CSV' });
+    await dialog.locator('input[type="file"]').setInputFiles({ name: 'roadmap.csv', mimeType: 'text/csv', buffer: Buffer.from(`${edited}Group,,,Yes,x\r\n`) });
+    await expect(dialog.getByTestId('csv-preview')).toContainText('Line 4: Aspect is empty');
+    await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
+    await expectAccessible(page, 'CSV import preview with an error');
+    await dialog.locator('input[type="file"]').setInputFiles({ name: 'roadmap.csv', mimeType: 'text/csv', buffer: Buffer.from(edited) });
+    const cells = dialog.getByRole('table', { name: 'Cells to change' });
+    await expect(cells.getByRole('row')).toHaveCount(2);
+    await expect(cells).toContainText('Beta');
+    await expect(cells).toContainText('Generally available');
+    await expectAccessible(page, 'CSV import preview');
+    expect((await texts(api, serviceId)).get('Sync')?.[q[0]!]).toBe('Beta');
+    await dialog.getByRole('button', { name: 'Apply' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByText('CSV imported: 1 cells changed.')).toBeVisible();
+    expect((await texts(api, serviceId)).get('Sync')?.[q[0]!]).toBe('Generally available');
+  });
+});
