@@ -3,7 +3,7 @@ import { MAX_BATCH_ASPECTS, MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENG
 import { QUARTER_PATTERN } from '../../common/quarters';
 import { htmlToText } from '../../common/richText';
 import type { Executor } from '../db/client';
-import { availabilitiesOfService, insertAspect, insertCategory, listAspects, listCategories, nextAspectPosition, updateAspect } from '../db/queries/catalog';
+import { availabilitiesOfService, insertAspects, insertCategory, listAspects, listCategories, nextAspectPosition, updateAspect } from '../db/queries/catalog';
 import type { ServiceRow } from '../db/queries/services';
 import { lockService } from '../db/queries/services';
 import { conflict, invalid } from '../errors';
@@ -273,13 +273,15 @@ export async function applyCsvImport(db: Executor, actor: Actor, service: Servic
       const created = await insertCategory(tx, { tenantId, serviceId: locked.id, name, position: position++ });
       categoryIds.set(name.toLowerCase(), created.id);
     }
+    // The new aspects in one statement, each after the last of its category.
     const aspectIds = new Map<CsvRow, string>();
     const nextPosition = new Map<string, number>();
+    const values = [];
     for (const row of planned.newAspects) {
       const categoryId = categoryIds.get(row.category.toLowerCase())!;
       const at = nextPosition.get(categoryId) ?? (await nextAspectPosition(tx, tenantId, categoryId));
       nextPosition.set(categoryId, at + 1);
-      const created = await insertAspect(tx, {
+      values.push({
         tenantId,
         serviceId: locked.id,
         categoryId,
@@ -288,8 +290,9 @@ export async function applyCsvImport(db: Executor, actor: Actor, service: Servic
         isPublic: row.isPublic ?? false,
         position: at,
       });
-      aspectIds.set(row, created.id);
     }
+    const created = await insertAspects(tx, values);
+    planned.newAspects.forEach((row, i) => aspectIds.set(row, created[i]!.id));
     for (const u of planned.aspectUpdates) {
       await updateAspect(tx, tenantId, u.id, {
         ...(u.isPublic === undefined ? {} : { isPublic: u.isPublic }),

@@ -135,6 +135,15 @@ export async function insertAspect(db: Executor, values: typeof aspects.$inferIn
   return row!;
 }
 
+/** Several aspects in one statement; answers them in the order given. */
+export async function insertAspects(db: Executor, values: (typeof aspects.$inferInsert)[]): Promise<{ id: string }[]> {
+  if (!values.length) return [];
+  const rows = await db.insert(aspects).values(values).returning({ id: aspects.id, categoryId: aspects.categoryId, position: aspects.position });
+  // RETURNING follows the VALUES order in practice; matched by category and position to depend on nothing.
+  const byPlace = new Map(rows.map((r) => [`${r.categoryId}|${r.position}`, r.id]));
+  return values.map((v) => ({ id: byPlace.get(`${v.categoryId}|${v.position}`)! }));
+}
+
 export type AspectChanges = Partial<Pick<AspectRow, 'title' | 'description' | 'isPublic' | 'categoryId' | 'position'>>;
 
 /** Applies changes to an aspect and bumps its version. */
