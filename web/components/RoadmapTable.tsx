@@ -69,6 +69,9 @@ type RowsProps = Omit<GroupProps, 'editable'>;
 /** Whether the group's aspect at position `i` renders in full. */
 const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <= p.fullTo) || id === p.pinnedId || id === p.activeId;
 
+/** The templates of a table that has none (a snapshot's): one array, so the grid's context stays put. */
+const NO_TEMPLATES: QuickTemplate[] = [];
+
 const liveRegionContainer = typeof document === 'undefined' ? undefined : document.body;
 
 /** Said (and shown) when a row is dragged out of its category: it cannot land there. */
@@ -292,7 +295,7 @@ export const RoadmapTable = memo(function RoadmapTable({ serviceId, templates, g
   useLayoutEffect(() => {
     if (store.pendingFocus) grid.focusActive();
   });
-  const gridContext: GridContextValue = useMemo(() => ({ grid, templates: templates ?? [], onHistory: openHistory }), [grid, templates, openHistory]);
+  const gridContext: GridContextValue = useMemo(() => ({ grid, templates: templates ?? NO_TEMPLATES, onHistory: openHistory }), [grid, templates, openHistory]);
   const quarterScroll = useQuarterScroll(timeline.length);
   const { view } = quarterScroll;
   const panel = (

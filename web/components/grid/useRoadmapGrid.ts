@@ -591,5 +591,9 @@ export function useRoadmapGrid(opts: {
     [store, focusActive],
   );
 
-  return { store, message, onKeyDown, onFocus, onMouseDown, onMouseOver, onCopy, onPaste, finishEditing, retry, focusActive };
+  // One object while nothing it holds changes: the rows' context stays put as the focus moves.
+  return useMemo(
+    () => ({ store, message, onKeyDown, onFocus, onMouseDown, onMouseOver, onCopy, onPaste, finishEditing, retry, focusActive }),
+    [store, message, onKeyDown, onFocus, onMouseDown, onMouseOver, onCopy, onPaste, finishEditing, retry, focusActive],
+  );
 }
