@@ -172,7 +172,12 @@ function SortableRows(props: RowsProps) {
   const [dragging, setDragging] = useState<string | null>(null);
   const full = (aspect: Aspect, i: number) => isFull(props, i, aspect.id) || aspect.id === dragging;
   const ids = useMemo(() => group.aspects.map((a) => a.id), [group.aspects]);
-  const fullIds = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
+  const fullList = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
+  // The same rows in full give the same array: the sortable rows do not all render again when the
+  // focus moves between rows already in full.
+  const fullKey = fullList.join(',');
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the list is keyed by its contents
+  const fullIds = useMemo(() => fullList, [fullKey]);
   const accessibility = useMemo(() => {
     const titles = new Map(group.aspects.map((a) => [a.id, a.title]));
     const announcements = announcementsFor(
