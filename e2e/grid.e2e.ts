@@ -320,6 +320,24 @@ test.describe('The grid at 600 aspects by 12 quarters', () => {
     );
     await expect(page.locator(':focus')).toHaveAttribute('data-cell', /^category:/);
 
+    // The same moves timed inside the page, without the driver's round trips: each key from its
+    // keydown to the end of the frame that shows the focus moved.
+    await cellButton(page, 'Capability 0', q[0]!).focus();
+    const inPage = await page.evaluate(async () => {
+      const next = () => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now()), 0)));
+      const times: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const key = i % 10 === 9 ? 'ArrowRight' : 'ArrowDown';
+        const start = performance.now();
+        document.activeElement!.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+        times.push((await next()) - start);
+      }
+      return times.sort((a, b) => a - b);
+    });
+    console.log(
+      `600 x 12 grid, in the page: keydown to the focus moved and painted, median ${inPage[50]!.toFixed(1)} ms, p95 ${inPage[95]!.toFixed(1)} ms, longest ${inPage[99]!.toFixed(1)} ms`,
+    );
+
     // The whole roadmap pasted at once: 600 rows of 12 values.
     const tsv = Array.from({ length: 600 }, (_, r) => q.map((_, c) => `P${r}-${c}`).join('\t')).join('\r\n') + '\r\n';
     await page.evaluate((text) => navigator.clipboard.writeText(text), tsv);
