@@ -12,6 +12,11 @@ export const IMPORT_MAX_COMPRESSED_BYTES = 10 * 1024 * 1024;
 export const IMPORT_MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
 export const MAX_TIMELINE_QUARTERS = 40;
 export const DEFAULT_TIMELINE_QUARTERS = 8;
+/** The most aspects a batch of availability writes may span: with the longest timeline, the most cells of one batch. */
+export const MAX_BATCH_ASPECTS = 1_000;
+export const MAX_BATCH_CELLS = MAX_TIMELINE_QUARTERS * MAX_BATCH_ASPECTS;
+/** The largest body of a batch of availability writes. */
+export const MAX_BATCH_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 200;
 export const MAX_SLUG_LENGTH = 100;
 export const MAX_TEXT_LENGTH = 10_000;

@@ -178,17 +178,37 @@ test.describe('A long roadmap', () => {
   test('the keyboard walks the rows in order, far beyond the first screen', async ({ page }) => {
     const { id, titles } = await importLongService(page);
     await openCatalog(page, id);
-    await page.getByRole('button', { name: 'Capability 000', exact: true }).focus();
-    // Each row holds its drag handle, its title and one button per quarter.
+    // The roadmap is a grid with one tab stop: the arrow keys walk its rows, the windowed ones too.
+    await page.getByRole('button', { name: `Capability 000, ${TIMELINE[0]}: Level 0 in ${TIMELINE[0]}` }).focus();
     const seen: string[] = [];
-    for (let i = 0; i < 45 * (TIMELINE.length + 2); i++) {
-      await page.keyboard.press('Tab');
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('ArrowDown');
       const title = await page.evaluate(
         () => document.activeElement?.closest('[data-testid="aspect-row"]')?.querySelector('.roadmap-title-button')?.textContent ?? null,
       );
       if (title && seen.at(-1) !== title) seen.push(title);
     }
-    expect(seen.length).toBeGreaterThan(40);
-    expect(seen).toEqual(titles.slice(0, seen.length));
+    expect(seen.length).toBeGreaterThan(55);
+    expect(seen).toEqual(titles.slice(1, seen.length + 1));
+    // Far below, the focused cell is in view and the tab stop is still one.
+    await expect(page.locator(':focus')).toBeInViewport();
+    expect(await page.getByTestId('roadmap-table').locator('[tabindex="0"]').count()).toBe(1);
+    // Ctrl+End reaches the last row through the gaps; Ctrl+Home comes back to the top.
+    await page.keyboard.press('Control+End');
+    await expect(page.getByRole('button', { name: new RegExp(`^${titles[ASPECTS - 1]}, ${TIMELINE.at(-1)}:`) })).toBeFocused();
+    await page.keyboard.press('Control+Home');
+    await expect(page.locator(':focus')).toHaveAttribute('data-cell', /^category:/);
+
+    // A selected block and the focus stay when their rows scroll out of the page and back.
+    await page.getByRole('button', { name: `Capability 002, ${TIMELINE[1]}: Level 2 in ${TIMELINE[1]}` }).focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+ArrowRight');
+    await expect(page.locator('td.roadmap-selected')).toHaveCount(8);
+    const panel = page.getByRole('region', { name: 'Roadmap', exact: true });
+    await panel.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await expect(page.getByText(titles[ASPECTS - 1]!, { exact: true })).toBeInViewport();
+    await panel.evaluate((el) => (el.scrollTop = 0));
+    await expect(page.locator('td.roadmap-selected')).toHaveCount(8);
+    await expect(page.getByRole('button', { name: `Capability 005, ${TIMELINE[2]}: Level 5 in ${TIMELINE[2]}` })).toBeFocused();
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { M } from '../messages';
-import { MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../limits';
+import { MAX_BATCH_CELLS, MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../limits';
 import { QUARTER_PATTERN } from '../quarters';
 import { requiredString } from './fields';
 
@@ -14,6 +14,11 @@ export const CATALOG_MESSAGES = {
   availabilityChanged: 'This availability was changed by someone else. Review the current value and try again.',
   quarterFormat: 'Quarter must look like 2025-Q1',
   showPrivate: 'showPrivate must be true or false',
+  cellsRequired: 'Cells must be a list of at least one cell',
+  tooManyCells: `A batch may hold at most ${MAX_BATCH_CELLS} cells`,
+  duplicateCell: 'A batch names the same aspect and quarter more than once',
+  cellNotInService: 'Every cell must be an aspect of the service named by serviceId',
+  cellsChanged: 'Some cells were changed by someone else since you read them. Nothing was saved: review them and try again.',
 } as const;
 
 const C = CATALOG_MESSAGES;
@@ -78,7 +83,8 @@ export const reorderAspectsSchema = z.object({
 });
 export type ReorderAspectsInput = z.infer<typeof reorderAspectsSchema>;
 
-export const setAvailabilitySchema = z.object({
+/** One cell of the roadmap as a write names it: the same fields, checks and trimming for one cell and for a batch. */
+const cellShape = {
   aspectId: z.uuid({ error: 'Aspect is required' }),
   timeBucket: z.string({ error: C.quarterFormat }).regex(QUARTER_PATTERN, C.quarterFormat),
   value: z
@@ -92,5 +98,19 @@ export const setAvailabilitySchema = z.object({
     .max(MAX_TEXT_LENGTH, `expectedValue must be at most ${MAX_TEXT_LENGTH} characters`)
     .nullable()
     .optional(),
-});
+};
+
+export const setAvailabilitySchema = z.object(cellShape);
 export type SetAvailabilityInput = z.infer<typeof setAvailabilitySchema>;
+
+/** Many cells of one service written at once, all or nothing (`POST /api/availabilities/batch`). */
+export const setAvailabilitiesSchema = z.object({
+  serviceId: z.uuid({ error: C.serviceRequired }),
+  cells: z.array(z.object(cellShape), { error: C.cellsRequired }).min(1, C.cellsRequired).max(MAX_BATCH_CELLS, C.tooManyCells),
+});
+export type SetAvailabilitiesInput = z.infer<typeof setAvailabilitiesSchema>;
+
+/** The text an `expectedValue` stands for: null for empty, as the stored text reads. */
+export function expectedText(expectedValue: string | null | undefined): string | null | undefined {
+  return expectedValue === undefined ? undefined : expectedValue?.trim() || null;
+}

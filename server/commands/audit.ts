@@ -41,7 +41,9 @@ export type AuditAction =
   | 'webhook.create'
   | 'webhook.update'
   | 'webhook.delete'
-  | 'webhook.disable';
+  | 'webhook.disable'
+  | 'availability.batch'
+  | 'availability.csv_import';
 
 export interface AuditEntry {
   tenantId: string | null;

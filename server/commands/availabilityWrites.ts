@@ -1,5 +1,20 @@
 import type { Executor } from '../db/client';
-import { writeAvailabilities, writeAvailability, type AvailabilityWrite, type AvailabilityWriteResult } from '../db/queries/catalog';
+import {
+  cellTexts,
+  servicesOfAspects,
+  writeAvailabilities,
+  writeAvailability,
+  writeCellsOfService,
+  type AvailabilityWrite,
+  type AvailabilityWriteResult,
+  type CellWrite,
+} from '../db/queries/catalog';
+import { lockService } from '../db/queries/services';
+import { M } from '../../common/messages';
+import { CATALOG_MESSAGES as C, expectedText } from '../../common/schemas/catalog';
+import { conflict, invalid, notFound } from '../errors';
+import type { Actor } from '../plugins/context';
+import { writeAudit, type AuditAction } from './audit';
 
 /** The most writes sent in one statement. */
 export const MAX_BATCH = 64;
@@ -87,4 +102,81 @@ async function sendAlone(db: Executor, pending: Pending): Promise<void> {
   } catch (err) {
     pending.reject(err);
   }
+}
+
+/** A cell of a batch as the request names it, its text trimmed by the shared schema. */
+export interface CellInput {
+  aspectId: string;
+  timeBucket: string;
+  value: string;
+  expectedValue?: string | null;
+}
+
+/** A cell whose stored text is not the one its write started from, as the 409 names it. */
+export interface CellConflict {
+  aspect_id: string;
+  time_bucket: string;
+  current: string | null;
+}
+
+/** What a batch came to: the cells whose text changed, and the service's version after them (null when none did). */
+export interface CellsWritten {
+  changed: CellWrite[];
+  unchanged: number;
+  version: number | null;
+}
+
+/**
+ * Writes many cells of one service in the caller's transaction, all or nothing
+ * (docs/decisions/0125-availability-batch.md), with the rules of one cell's write: the caller may
+ * edit the service (checked by the policies, service role assignments counted, before this runs),
+ * the service is locked and must not be archived (409), every aspect must be one of the tenant's
+ * (404) and of this service (400), each `expectedValue` must match the stored text or the whole
+ * batch is refused with a 409 naming every conflicting cell. Only the cells whose text changes are
+ * written, each with its history row; the service's version goes up once, and one audit row
+ * records the batch with its count.
+ */
+export async function writeServiceCells(
+  tx: Executor,
+  actor: Actor,
+  tenantId: string,
+  serviceId: string,
+  cells: readonly CellInput[],
+  audit: { action: AuditAction; details?: Record<string, unknown> } = { action: 'availability.batch' },
+): Promise<CellsWritten> {
+  const locked = await lockService(tx, tenantId, serviceId);
+  if (!locked) throw notFound(M.serviceNotFound);
+  if (locked.archived) throw conflict(M.serviceArchivedConflict);
+  // The ids as the database spells them (a uuid may come in capitals); one write per cell.
+  const normal = cells.map((c) => ({ ...c, aspectId: c.aspectId.toLowerCase() }));
+  const seen = new Set<string>();
+  for (const cell of normal) {
+    const key = `${cell.aspectId}|${cell.timeBucket}`;
+    if (seen.has(key)) throw invalid(C.duplicateCell, 'cells');
+    seen.add(key);
+  }
+  const aspectIds = [...new Set(normal.map((c) => c.aspectId))];
+  const owners = await servicesOfAspects(tx, tenantId, aspectIds);
+  if (aspectIds.some((id) => !owners.has(id))) throw notFound();
+  if (aspectIds.some((id) => owners.get(id) !== serviceId)) throw invalid(C.cellNotInService, 'cells');
+  const stored = await cellTexts(tx, tenantId, serviceId, aspectIds);
+  const conflicts: CellConflict[] = [];
+  const changed: CellWrite[] = [];
+  for (const cell of normal) {
+    const current = stored.get(`${cell.aspectId}|${cell.timeBucket}`) ?? null;
+    const expected = expectedText(cell.expectedValue);
+    if (expected !== undefined && current !== expected) conflicts.push({ aspect_id: cell.aspectId, time_bucket: cell.timeBucket, current });
+    else if (cell.value !== (current ?? '')) changed.push({ aspectId: cell.aspectId, timeBucket: cell.timeBucket, value: cell.value });
+  }
+  if (conflicts.length) throw conflict(C.cellsChanged, { conflicts });
+  if (!changed.length) return { changed, unchanged: normal.length, version: null };
+  const version = await writeCellsOfService(tx, tenantId, serviceId, changed, actor.user.email || actor.user.name);
+  await writeAudit(tx, actor, {
+    tenantId,
+    action: audit.action,
+    targetType: 'service',
+    targetId: serviceId,
+    details: { count: changed.length, ...audit.details },
+  });
+  return { changed, unchanged: normal.length - changed.length, version };
 }

@@ -41,6 +41,8 @@ const ACTION_LABELS: Record<string, string> = {
   'webhook.update': 'Changed webhook',
   'webhook.delete': 'Deleted webhook',
   'webhook.disable': 'Disabled webhook after failing for a day',
+  'availability.batch': 'Changed availabilities of service',
+  'availability.csv_import': 'Imported a CSV into service',
 };
 
 /** The table that holds each target type's records. */
@@ -139,6 +141,9 @@ function changesOf(row: AuditRow, names: Names): AuditChange[] {
         { label: 'User', from: null, to: person },
         { label: 'Role', from: text(d.role), to: null },
       ];
+    case 'availability.batch':
+    case 'availability.csv_import':
+      return typeof d.count === 'number' ? [{ label: 'Cells changed', from: null, to: String(d.count) }] : [];
     case 'user.create':
     case 'user.invite':
       return text(d.role) ? [{ label: 'Role', from: null, to: text(d.role) }] : [];

@@ -137,6 +137,54 @@ export function useSetAvailability() {
   );
 }
 
+/** One cell of a batch write: the text to store and the one the change started from ('' or null: empty). */
+export interface CellChange {
+  aspectId: string;
+  timeBucket: string;
+  value: string;
+  expectedValue: string | null;
+}
+
+/** Many cells of one service in one call, all or nothing (409 naming every conflicting cell). */
+export function writeCells(serviceId: string, cells: CellChange[]) {
+  return request<{ changed: number; unchanged: number }>('/availabilities/batch', {
+    method: 'POST',
+    body: { serviceId, cells },
+    fallback: M.failedUpdateAvailability,
+  });
+}
+
+/** One cell, as the single-cell write makes it. */
+export function writeCell(cell: CellChange) {
+  return request<unknown>('/availabilities', { method: 'POST', body: cell, fallback: M.failedUpdateAvailability });
+}
+
+export interface CellConflict {
+  aspect_id: string;
+  time_bucket: string;
+  current: string | null;
+}
+
+/** The cells someone else changed, from a 409 answer to a batch write; undefined for other errors. */
+export function conflictingCells(err: unknown): CellConflict[] | undefined {
+  if (!(err instanceof ApiError) || err.status !== 409) return undefined;
+  const body = err.body as { conflicts?: unknown } | null;
+  return Array.isArray(body?.conflicts) ? (body.conflicts as CellConflict[]) : undefined;
+}
+
+export interface HistoryEntry {
+  time_bucket: string;
+  value: string;
+  changed_by: string;
+  changed_at: string;
+}
+
+/** A page of an aspect's availability history, newest first (GET /availabilities/aspect/{id}/history). */
+export function fetchHistory(aspectId: string, before?: number | null) {
+  const query = before ? `?before=${before}&limit=100` : '?limit=100';
+  return request<{ history: HistoryEntry[]; next_before: number | null }>(`/availabilities/aspect/${aspectId}/history${query}`);
+}
+
 /** The value someone else stored, from a 409 answer to an availability write; undefined for other errors. */
 export function conflictingValue(err: unknown): string | undefined {
   if (!(err instanceof ApiError) || err.status !== 409) return undefined;

@@ -13,8 +13,11 @@ import {
 import { Button } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { SortableContext, arrayMove, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable';
-import { memo, useCallback, useMemo, useState } from 'react';
-import type { Aspect, CatalogGroup, Category } from '../api/catalog';
+import { memo, useCallback, useId, useLayoutEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { GridContext, useGridRow, type GridContextValue } from './grid/GridContext';
+import { CellHistoryModal, type HistoryTarget } from './grid/CellHistory';
+import { useRoadmapGrid } from './grid/useRoadmapGrid';
+import type { Aspect, CatalogGroup, Category, QuickTemplate } from '../api/catalog';
 import { RoadmapRow, SortableRoadmapRow, windowedRows, type RoadmapRowHandlers } from './RoadmapTableRow';
 import { quarters, useQuarterScroll, type QuarterView } from './useQuarterScroll';
 import { groupLayout, groupRange, useRowWindow } from './useRowWindow';
@@ -26,6 +29,10 @@ export interface RoadmapTableHandlers extends RoadmapRowHandlers {
 }
 
 interface Props {
+  /** The service whose cells the grid writes; without it the grid only moves and copies. */
+  serviceId?: string;
+  /** The quick templates the in-place editor offers. */
+  templates?: QuickTemplate[];
   groups: CatalogGroup[];
   timeline: string[];
   editable: boolean;
@@ -52,13 +59,18 @@ interface GroupProps {
   fullTo: number;
   /** An aspect of this group that stays in full wherever it is (it holds the focus). */
   pinnedId: string | null;
+  /** The grid's active aspect, which stays in full too (it holds the one tab stop). */
+  activeId: string | null;
   heightOf: (id: string) => number;
 }
 
 type RowsProps = Omit<GroupProps, 'editable'>;
 
 /** Whether the group's aspect at position `i` renders in full. */
-const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <= p.fullTo) || id === p.pinnedId;
+const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <= p.fullTo) || id === p.pinnedId || id === p.activeId;
+
+/** The templates of a table that has none (a snapshot's): one array, so the grid's context stays put. */
+const NO_TEMPLATES: QuickTemplate[] = [];
 
 const liveRegionContainer = typeof document === 'undefined' ? undefined : document.body;
 
@@ -110,9 +122,12 @@ function CategoryHeader({
   handlers: RoadmapTableHandlers;
   ariaRow: number;
 }) {
+  const key = `category:${category.id}`;
+  const { view } = useGridRow(key);
+  const tab = view.activeCol >= 0 ? 0 : -1;
   return (
     <tr className="roadmap-category-row" aria-rowindex={ariaRow}>
-      <th colSpan={columns} scope="colgroup">
+      <th colSpan={columns} scope="colgroup" data-cell={`${key}|0`} tabIndex={tab}>
         <div className="roadmap-category">
           <span className="roadmap-category-name">{category.name}</span>
           {editable ? (
@@ -120,6 +135,7 @@ function CategoryHeader({
               <button
                 type="button"
                 className="roadmap-small-button"
+                tabIndex={tab}
                 aria-label={`Edit category ${category.name}`}
                 onClick={() => handlers.onEditCategory(category)}
               >
@@ -128,6 +144,7 @@ function CategoryHeader({
               <button
                 type="button"
                 className="roadmap-small-button"
+                tabIndex={tab}
                 aria-label={`Add aspect to ${category.name}`}
                 onClick={() => handlers.onAddAspect(category.id)}
               >
@@ -155,7 +172,12 @@ function SortableRows(props: RowsProps) {
   const [dragging, setDragging] = useState<string | null>(null);
   const full = (aspect: Aspect, i: number) => isFull(props, i, aspect.id) || aspect.id === dragging;
   const ids = useMemo(() => group.aspects.map((a) => a.id), [group.aspects]);
-  const fullIds = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
+  const fullList = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
+  // The same rows in full give the same array: the sortable rows do not all render again when the
+  // focus moves between rows already in full.
+  const fullKey = fullList.join(',');
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the list is keyed by its contents
+  const fullIds = useMemo(() => fullList, [fullKey]);
   const accessibility = useMemo(() => {
     const titles = new Map(group.aspects.map((a) => [a.id, a.title]));
     const announcements = announcementsFor(
@@ -253,9 +275,32 @@ const CategoryGroup = memo(function CategoryGroup(props: GroupProps) {
  * rows. Only the rows near the viewport are in the page (useRowWindow), so hundreds of aspects stay
  * fast; aria-rowcount tells assistive technology how many rows the table holds.
  */
-export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, editable, searching, handlers, emptyText }: Props) {
+export const RoadmapTable = memo(function RoadmapTable({ serviceId, templates, groups, timeline, editable, searching, handlers, emptyText }: Props) {
   const { offsets, keys, ariaRowCount, ariaRows } = useMemo(() => groupLayout(groups), [groups]);
   const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
+  const [history, setHistory] = useState<HistoryTarget | null>(null);
+  const keysId = useId();
+  const titleOf = useCallback((aspectId: string) => groups.flatMap((g) => g.aspects).find((a) => a.id === aspectId)?.title ?? '', [groups]);
+  const openHistory = useCallback((aspectId: string, bucket: string) => setHistory({ aspectId, bucket, title: titleOf(aspectId) }), [titleOf]);
+  const grid = useRoadmapGrid({
+    tableRef,
+    groups,
+    timeline,
+    editable,
+    serviceId,
+    callbacks: {
+      onEditAvailability: handlers.onEditAvailability,
+      onEditAspect: handlers.onEditAspect,
+      onHistory: (aspect, bucket) => openHistory(aspect.id, bucket),
+    },
+  });
+  const { store } = grid;
+  const activeKey = useSyncExternalStore(store.subscribe, () => store.rows[store.active.row]?.key ?? null);
+  // A cell moved to while its row was a gap takes the focus once its row is in the page.
+  useLayoutEffect(() => {
+    if (store.pendingFocus) grid.focusActive();
+  });
+  const gridContext: GridContextValue = useMemo(() => ({ grid, templates: templates ?? NO_TEMPLATES, onHistory: openHistory }), [grid, templates, openHistory]);
   const quarterScroll = useQuarterScroll(timeline.length);
   const { view } = quarterScroll;
   const panel = (
@@ -270,13 +315,27 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
       onScroll={quarterScroll.onScroll}
       onKeyDown={quarterScroll.onKeyDown}
     >
+      {/* eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions -- a grid (role set below when it has rows): its cells take the keys */}
       <table
         className="roadmap-table"
         data-testid="roadmap-table"
+        role={groups.length ? 'grid' : undefined}
+        aria-label="Roadmap"
+        aria-multiselectable={groups.length ? true : undefined}
+        aria-readonly={groups.length && !editable ? true : undefined}
+        aria-describedby={keysId}
         aria-rowcount={groups.length ? ariaRowCount : undefined}
         ref={tableRef}
-        onFocus={onFocus}
+        onFocus={(e) => {
+          onFocus(e);
+          grid.onFocus(e);
+        }}
         onBlur={onBlur}
+        onKeyDown={grid.onKeyDown}
+        onMouseDown={grid.onMouseDown}
+        onMouseOver={grid.onMouseOver}
+        onCopy={grid.onCopy}
+        onPaste={grid.onPaste}
       >
         <thead>
           <tr aria-rowindex={1}>
@@ -306,6 +365,7 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
             const offset = offsets[g]!;
             const [fullFrom, fullTo] = groupRange(range, offset, group.aspects.length);
             const pinned = focusedKey !== null && group.aspects.some((a) => a.id === focusedKey);
+            const active = activeKey !== null && group.aspects.some((a) => a.id === activeKey);
             return (
               <CategoryGroup
                 key={group.category.id}
@@ -319,6 +379,7 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
                 fullFrom={fullFrom}
                 fullTo={fullTo}
                 pinnedId={pinned ? focusedKey : null}
+                activeId={active ? activeKey : null}
                 heightOf={heightOf}
               />
             );
@@ -327,40 +388,68 @@ export const RoadmapTable = memo(function RoadmapTable({ groups, timeline, edita
       </table>
     </div>
   );
-  if (timeline.length === 0) return panel;
-  return (
-    <div className="roadmap-frame">
-      <div className="roadmap-quarter-bar">
-        <Button variant="default" size="xs" onClick={quarterScroll.previous} disabled={view.before === 0 && !view.scrolled}>
-          <span aria-hidden="true">←&nbsp;</span>Previous quarter
-        </Button>
-        <Button variant="default" size="xs" onClick={quarterScroll.next} disabled={view.after === 0}>
-          Next quarter<span aria-hidden="true">&nbsp;→</span>
-        </Button>
-        <span id="roadmap-quarters-status" className="roadmap-quarter-status" role="status" data-testid="quarters-status">
-          {quarterStatus(timeline.length, view)}
-        </span>
-        {view.before + view.after > 0 ? <span className="roadmap-quarter-hint">Arrow keys or Shift + mouse wheel scroll sideways</span> : null}
-      </div>
-      <div className="roadmap-panel-wrap">
+  const extras = (
+    <>
+      <p id={keysId} className="roadmap-visually-hidden">
+        {editable
+          ? 'Arrow keys move between cells. Type or press Enter to edit a quarter, Control+Enter opens Edit Availability, Alt+H shows its history. Shift+arrows select, Control+C copies, Control+V pastes, Delete clears, Control+Z undoes.'
+          : 'Arrow keys move between cells. Shift+arrows select, Control+C copies, Alt+H shows a quarter’s history.'}
+      </p>
+      <p className="roadmap-grid-status" role="status" data-testid="grid-status">
+        {grid.message}
+      </p>
+      <CellHistoryModal
+        target={history}
+        onClose={() => {
+          setHistory(null);
+          grid.focusActive();
+        }}
+      />
+    </>
+  );
+  if (timeline.length === 0)
+    return (
+      <GridContext.Provider value={gridContext}>
         {panel}
-        {view.after > 0 ? (
-          // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
-          <div
-            className="roadmap-more-cue"
-            aria-hidden="true"
-            data-testid="quarters-more-cue"
-            style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}
-          >
-            {/* A pointer shortcut; keyboards scroll with the arrow keys, and the cue is hidden from assistive technology. */}
-            {/* eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions */}
-            <span className="roadmap-more-cue-label" onClick={quarterScroll.next}>
-              {view.after} more →
-            </span>
-          </div>
-        ) : null}
+        {extras}
+      </GridContext.Provider>
+    );
+  return (
+    <GridContext.Provider value={gridContext}>
+      <div className="roadmap-frame">
+        <div className="roadmap-quarter-bar">
+          <Button variant="default" size="xs" onClick={quarterScroll.previous} disabled={view.before === 0 && !view.scrolled}>
+            <span aria-hidden="true">←&nbsp;</span>Previous quarter
+          </Button>
+          <Button variant="default" size="xs" onClick={quarterScroll.next} disabled={view.after === 0}>
+            Next quarter<span aria-hidden="true">&nbsp;→</span>
+          </Button>
+          <span id="roadmap-quarters-status" className="roadmap-quarter-status" role="status" data-testid="quarters-status">
+            {quarterStatus(timeline.length, view)}
+          </span>
+          {view.before + view.after > 0 ? <span className="roadmap-quarter-hint">Arrow keys or Shift + mouse wheel scroll sideways</span> : null}
+        </div>
+        <div className="roadmap-panel-wrap">
+          {panel}
+          {view.after > 0 ? (
+            // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
+            <div
+              className="roadmap-more-cue"
+              aria-hidden="true"
+              data-testid="quarters-more-cue"
+              style={{ right: view.scrollbarRight + 1, bottom: view.scrollbarBottom + 1 }}
+            >
+              {/* A pointer shortcut; keyboards scroll with the arrow keys, and the cue is hidden from assistive technology. */}
+              {/* eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions */}
+              <span className="roadmap-more-cue-label" onClick={quarterScroll.next}>
+                {view.after} more →
+              </span>
+            </div>
+          ) : null}
+        </div>
+        {extras}
       </div>
-    </div>
+    </GridContext.Provider>
   );
 });
 

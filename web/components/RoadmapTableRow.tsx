@@ -4,6 +4,10 @@ import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from 'r
 import type { Aspect } from '../api/catalog';
 import { SafeHtml } from './SafeHtml';
 import { gapAttributes, windowPieces, windowRowAttributes } from './useRowWindow';
+import { CellEditor } from './grid/CellEditor';
+import { useGridRow } from './grid/GridContext';
+import { FIRST_QUARTER_COL, type CellStatus, type RowView } from './grid/gridStore';
+import { GRID_MESSAGES as G } from './grid/messages';
 
 export interface RoadmapRowHandlers {
   onEditAspect: (aspect: Aspect) => void;
@@ -33,20 +37,42 @@ function PrivateBadge() {
   return <span className="roadmap-private-badge">Private</span>;
 }
 
+/** What a quarter's cell says about its save: nothing, saving, saved, or failed with a retry. */
+function SaveMark({ status, onRetry }: { status: CellStatus | undefined; onRetry: () => void }) {
+  if (!status) return null;
+  if (status.state === 'failed') {
+    return (
+      <span className="roadmap-cell-state roadmap-cell-failed" role="alert">
+        <span>{status.message ?? G.failed}</span>{' '}
+        <button type="button" className="roadmap-small-button" tabIndex={-1} onClick={onRetry}>
+          Retry
+        </button>
+      </span>
+    );
+  }
+  return <span className={`roadmap-cell-state roadmap-cell-${status.state}`}>{status.state === 'saving' ? G.saving : G.saved}</span>;
+}
+
+const inSelection = (view: RowView, col: number) => view.selected !== null && col >= view.selected[0] && col <= view.selected[1];
+
 /** The cells of one aspect row: cheap plain elements, so hundreds of rows stay fast. */
 function RowCells({ aspect, timeline, handlers, editable, handle }: Omit<CellsProps, 'index' | 'ariaRow'>) {
+  const { view, context } = useGridRow(aspect.id);
+  const grid = context?.grid;
+  const tab = (col: number) => (view.activeCol === col ? 0 : -1);
+  const cls = (base: string, col: number) => (inSelection(view, col) ? `${base} roadmap-selected` : base);
   return (
     <>
-      <th scope="row" className="roadmap-aspect-cell">
+      <th scope="row" className={cls('roadmap-aspect-cell', 0)} data-cell={`${aspect.id}|0`} tabIndex={tab(0)}>
         <div className="roadmap-aspect">
           {handle ? (
-            <button type="button" className="roadmap-drag-handle" aria-label={`Reorder ${aspect.title}`} {...handle}>
+            <button type="button" className="roadmap-drag-handle" aria-label={`Reorder ${aspect.title}`} {...handle} tabIndex={tab(0)}>
               <span aria-hidden="true">⠿</span>
             </button>
           ) : null}
           <span className="roadmap-aspect-text">
             {editable ? (
-              <button type="button" className="roadmap-title-button" onClick={() => handlers.onEditAspect(aspect)}>
+              <button type="button" className="roadmap-title-button" tabIndex={tab(0)} onClick={() => handlers.onEditAspect(aspect)}>
                 {aspect.title}
               </button>
             ) : (
@@ -56,25 +82,52 @@ function RowCells({ aspect, timeline, handlers, editable, handle }: Omit<CellsPr
           </span>
         </div>
       </th>
-      <td className="roadmap-description-cell">
+      <td className={cls('roadmap-description-cell', 1)} data-cell={`${aspect.id}|1`} tabIndex={tab(1)} aria-selected={inSelection(view, 1) || undefined}>
         <SafeHtml html={aspect.description} />
       </td>
-      {timeline.map((bucket) => {
-        const value = aspect.availabilities[bucket] ?? '';
-        return (
-          <td key={bucket} className="roadmap-value-cell">
-            {editable ? (
-              <button
-                type="button"
-                className="roadmap-cell-button"
-                aria-label={`${aspect.title}, ${bucket}: ${value || '-'}`}
-                onClick={() => handlers.onEditAvailability(aspect, bucket)}
-              >
-                {value || '-'}
-              </button>
-            ) : (
-              <span>{value || '-'}</span>
-            )}
+      {timeline.map((bucket, i) => {
+        const col = FIRST_QUARTER_COL + i;
+        const status = grid?.store.status(aspect.id, bucket);
+        const value = status?.value ?? aspect.availabilities[bucket] ?? '';
+        const selected = inSelection(view, col);
+        const state = status ? ` roadmap-cell-is-${status.state}` : '';
+        if (view.editingCol === col && grid?.store.editing && context) {
+          return (
+            <td key={bucket} className={cls(`roadmap-value-cell roadmap-value-editing${state}`, col)}>
+              <CellEditor
+                label={`${aspect.title}, ${bucket}`}
+                initial={grid.store.editing.initial}
+                templates={context.templates}
+                onFinish={grid.finishEditing}
+                onHistory={() => context.onHistory(aspect.id, bucket)}
+              />
+            </td>
+          );
+        }
+        return editable ? (
+          <td key={bucket} className={cls(`roadmap-value-cell${state}`, col)} aria-selected={selected || undefined}>
+            <button
+              type="button"
+              className="roadmap-cell-button"
+              aria-label={`${aspect.title}, ${bucket}: ${value || '-'}`}
+              data-cell={`${aspect.id}|${col}`}
+              tabIndex={grid ? tab(col) : 0}
+              // Shift+click selects a block; a plain click opens Edit Availability (spec).
+              onClick={(e) => (e.shiftKey ? undefined : handlers.onEditAvailability(aspect, bucket))}
+            >
+              {value || '-'}
+            </button>
+            <SaveMark status={status} onRetry={() => grid?.retry(aspect.id, bucket)} />
+          </td>
+        ) : (
+          <td
+            key={bucket}
+            className={cls(`roadmap-value-cell${state}`, col)}
+            data-cell={`${aspect.id}|${col}`}
+            tabIndex={tab(col)}
+            aria-selected={selected || undefined}
+          >
+            <span>{value || '-'}</span>
           </td>
         );
       })}

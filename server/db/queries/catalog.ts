@@ -136,6 +136,15 @@ export async function insertAspect(db: Executor, values: typeof aspects.$inferIn
   return row!;
 }
 
+/** Several aspects in one statement; answers them in the order given. */
+export async function insertAspects(db: Executor, values: (typeof aspects.$inferInsert)[]): Promise<{ id: string }[]> {
+  if (!values.length) return [];
+  const rows = await db.insert(aspects).values(values).returning({ id: aspects.id, categoryId: aspects.categoryId, position: aspects.position });
+  // RETURNING follows the VALUES order in practice; matched by category and position to depend on nothing.
+  const byPlace = new Map(rows.map((r) => [`${r.categoryId}|${r.position}`, r.id]));
+  return values.map((v) => ({ id: byPlace.get(`${v.categoryId}|${v.position}`)! }));
+}
+
 export type AspectChanges = Partial<Pick<AspectRow, 'title' | 'description' | 'isPublic' | 'categoryId' | 'position'>>;
 
 /** Applies changes to an aspect and bumps its version. */
@@ -292,6 +301,67 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
   if (results.length !== writes.length || results.includes(undefined as never))
     throw new Error('catalog_write_availabilities did not answer one result per write');
   return results;
+}
+
+/** One cell of a service as a batch writes it: the text to store (empty clears it) for one aspect and quarter. */
+export interface CellWrite {
+  aspectId: string;
+  timeBucket: string;
+  value: string;
+}
+
+/** Which of `aspectIds` are aspects of the tenant, with the service each belongs to. */
+export async function servicesOfAspects(db: Executor, tenantId: string, aspectIds: readonly string[]): Promise<Map<string, string>> {
+  if (!aspectIds.length) return new Map();
+  const rows = await db
+    .select({ id: aspects.id, serviceId: aspects.serviceId })
+    .from(aspects)
+    .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, [...aspectIds])));
+  return new Map(rows.map((r) => [r.id, r.serviceId]));
+}
+
+/** The stored texts of a service's aspects, keyed `aspectId|timeBucket`. */
+export async function cellTexts(db: Executor, tenantId: string, serviceId: string, aspectIds: readonly string[]): Promise<Map<string, string>> {
+  if (!aspectIds.length) return new Map();
+  const rows = await db
+    .select({ aspectId: availabilities.aspectId, timeBucket: availabilities.timeBucket, value: availabilities.value })
+    .from(availabilities)
+    .where(and(eq(availabilities.tenantId, tenantId), eq(availabilities.serviceId, serviceId), inArray(availabilities.aspectId, [...aspectIds])));
+  return new Map(rows.map((r) => [`${r.aspectId}|${r.timeBucket}`, r.value]));
+}
+
+/**
+ * Writes many cells of one service, set by set, exactly as catalog_write_availability writes one:
+ * a text is inserted or replaced (its version raised), an empty one deleted, each cell gets its
+ * history row, and the service's version goes up and its last_updated moves (once for the whole
+ * set). The caller holds the service's lock, has checked the service is not archived, that every
+ * aspect is the service's and that no cell conflicts, and passes only cells whose text changes.
+ * Answers the service's version after the write.
+ */
+export async function writeCellsOfService(db: Executor, tenantId: string, serviceId: string, cells: readonly CellWrite[], changedBy: string): Promise<number> {
+  const setCells = cells.filter((c) => c.value !== '');
+  const clearedCells = cells.filter((c) => c.value === '');
+  const set = JSON.stringify(setCells.map((c) => ({ a: c.aspectId, b: c.timeBucket, v: c.value })));
+  const cleared = JSON.stringify(clearedCells.map((c) => ({ a: c.aspectId, b: c.timeBucket })));
+  const all = JSON.stringify(cells.map((c) => ({ a: c.aspectId, b: c.timeBucket, v: c.value })));
+  if (clearedCells.length)
+    await db.execute(sql`
+    delete from availabilities av
+    using jsonb_to_recordset(${cleared}::jsonb) as x(a uuid, b text)
+    where av.tenant_id = ${tenantId}::uuid and av.aspect_id = x.a and av.time_bucket = x.b`);
+  if (setCells.length)
+    await db.execute(sql`
+    insert into availabilities as av (tenant_id, service_id, aspect_id, time_bucket, value)
+    select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v from jsonb_to_recordset(${set}::jsonb) as x(a uuid, b text, v text)
+    on conflict (aspect_id, time_bucket) do update set value = excluded.value, version = av.version + 1, updated_at = now()`);
+  await db.execute(sql`
+    insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
+    select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v, ${changedBy}::text from jsonb_to_recordset(${all}::jsonb) as x(a uuid, b text, v text)`);
+  type Row = { version: number };
+  const res = await db.execute<Row>(sql`
+    update services s set version = s.version + 1, last_updated = now()
+    where s.tenant_id = ${tenantId}::uuid and s.id = ${serviceId}::uuid returning s.version`);
+  return (res as unknown as { rows: Row[] }).rows[0]!.version;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
-import { CATALOG_MESSAGES as C, setAvailabilitySchema } from '../../../common/schemas/catalog';
+import { CATALOG_MESSAGES as C, expectedText, setAvailabilitiesSchema, setAvailabilitySchema } from '../../../common/schemas/catalog';
+import { MAX_BATCH_BODY_BYTES } from '../../../common/limits';
 import { availabilitiesOfAspects, availabilitiesOfService, historyOfAspect, listAspects } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
@@ -9,7 +10,7 @@ import { parse } from '../../validation';
 import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
 import { conflict, notFound } from '../../errors';
 import { parsePathId } from '../../commands/serviceWrites';
-import { AvailabilityWriter } from '../../commands/availabilityWrites';
+import { AvailabilityWriter, writeServiceCells } from '../../commands/availabilityWrites';
 
 type IdParams = { Params: { id: string } };
 
@@ -32,7 +33,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     }
     // The id as the database spells it (a uuid may come in capitals).
     const aspectId = input.aspectId.toLowerCase();
-    const expected = input.expectedValue === undefined ? undefined : input.expectedValue?.trim() || null;
+    const expected = expectedText(input.expectedValue);
     const key = { tenantId, aspectId, timeBucket: input.timeBucket };
     // Writes that arrive while another of the tenant's is under way are sent with others, in one statement.
     const result = await writer.write(db, { key, value: input.value, changedBy: actor.user.email || actor.user.name, expected });
@@ -42,6 +43,26 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     // Committed: the next /full of the service can be made from the body before it and this aspect.
     if (result.serviceId && result.serviceVersion !== null) app.availabilityChanges.record(tenantId, result.serviceId, result.serviceVersion, aspectId);
     return { availability: presentAvailability({ aspectId, timeBucket: input.timeBucket, value: input.value }) };
+  });
+
+  /**
+   * Many cells of one service in one transaction, all or nothing, with one cell's rules
+   * (docs/decisions/0125-availability-batch.md): any conflict answers 409 naming every conflicting
+   * cell and writes none.
+   */
+  app.post('/availabilities/batch', { bodyLimit: MAX_BATCH_BODY_BYTES }, async (req) => {
+    const { actor, tenantId } = scope(req);
+    const input = parse(setAvailabilitiesSchema, req.body);
+    const serviceId = input.serviceId.toLowerCase();
+    const written = await db.transaction(async (tx) => {
+      await loadService(tx, actor, tenantId, serviceId, 'catalog.edit');
+      return writeServiceCells(tx, actor, tenantId, serviceId, input.cells);
+    });
+    return {
+      changed: written.changed.length,
+      unchanged: written.unchanged,
+      availabilities: written.changed.map((c) => presentAvailability(c)),
+    };
   });
 
   /** Every stored text of an aspect, inside the timeline or not. */

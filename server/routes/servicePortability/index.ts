@@ -8,6 +8,7 @@ import { hardDeleteService } from '../../commands/hardDeleteService';
 import { IMPORT_MESSAGES, proposeNaming, writeImport } from '../../commands/importService';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
+import { CSV_IMPORT_MAX_BYTES, applyCsvImport, previewCsvImport } from '../../commands/csvImport';
 import { findTenantById } from '../../db/queries/users';
 import { AppError, invalid, notFound, tooLarge } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
@@ -16,6 +17,12 @@ import { presentService } from '../../presenters/services';
 import { parse } from '../../validation';
 
 const idParams = z.object({ id: settingsIdSchema });
+const csvImportQuerySchema = z.object({
+  apply: z
+    .enum(['true', 'false'], { error: 'apply must be true or false' })
+    .optional()
+    .transform((v) => v === 'true'),
+});
 
 function parseId(input: unknown): string {
   const r = idParams.safeParse(input);
@@ -31,11 +38,11 @@ const NAMING_FIELDS = new Set(['name', 'slug']);
  * the optional text fields 'name' and 'slug', which must come before the file (as browsers send
  * FormData fields in the order they were appended).
  */
-async function readUpload(req: FastifyRequest): Promise<{ file: Buffer; fields: Record<string, string> }> {
+async function readUpload(req: FastifyRequest, maxBytes = IMPORT_MAX_COMPRESSED_BYTES): Promise<{ file: Buffer; fields: Record<string, string> }> {
   const fields: Record<string, string> = {};
   let file: Buffer | null = null;
   try {
-    for await (const part of req.parts({ limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1, fields: 5, parts: 10 } })) {
+    for await (const part of req.parts({ limits: { fileSize: maxBytes, files: 1, fields: 5, parts: 10 } })) {
       if (part.type === 'field') {
         if (NAMING_FIELDS.has(part.fieldname)) fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
         continue;
@@ -113,6 +120,20 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
         aspects: prepared.counts.aspects,
       },
     };
+  });
+
+  /**
+   * A CSV in the shape of the CSV export, into an existing service (docs/decisions/0127-csv-import.md):
+   * the preview of what would change, writing nothing; with `?apply=true`, applied all or nothing.
+   */
+  app.post('/services/:id/csv-import', async (req) => {
+    const id = parseId(req.params);
+    const { apply } = parse(csvImportQuerySchema, req.query);
+    const ctx = await serviceOf(req, id, 'service.settings');
+    const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
+    if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file), applied: false };
+    const { actor } = scope(req);
+    return { preview: await applyCsvImport(db(), actor, ctx.service, file), applied: true };
   });
 
   app.patch('/services/:id/move-tenant', async (req) => {

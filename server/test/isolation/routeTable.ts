@@ -40,6 +40,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'DELETE /api/aspects/:id': 'catalog.edit',
   'PATCH /api/aspects/reorder': 'catalog.edit',
   'POST /api/availabilities': 'catalog.edit',
+  'POST /api/availabilities/batch': 'catalog.edit',
   'GET /api/availabilities/aspect/:id': 'catalog.view',
   'GET /api/availabilities/aspect/:id/history': 'catalog.view',
   'GET /api/availabilities/service/:id/resolved': 'catalog.view',
@@ -91,6 +92,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'GET /api/services/:id/export': 'service.settings',
   'POST /api/services/import': 'tenant.services',
   'POST /api/services/import/preview': 'tenant.services',
+  'POST /api/services/:id/csv-import': 'service.settings',
   'PATCH /api/services/:id/move-tenant': 'tenant.services',
   'DELETE /api/services/:id/hard-delete': 'services.hardDelete',
   'POST /api/invitations/:id/accept': 'self',
@@ -171,9 +173,9 @@ export interface Example {
 
 const json = (body: unknown): Example => ({ body });
 
-function multipart(file: Buffer): Example {
+function multipart(file: Buffer, filename = 'import.catalog'): Example {
   const boundary = 'isolation-boundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="import.catalog"\r\nContent-Type: application/gzip\r\n\r\n`);
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/gzip\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { raw: { payload: Buffer.concat([head, file, tail]), contentType: `multipart/form-data; boundary=${boundary}` } };
 }
@@ -193,6 +195,7 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'PUT /api/aspects/:id': () => json({ title: 'Renamed aspect', description: '', isPublic: true }),
   'PATCH /api/aspects/reorder': (d) => json({ categoryId: d.category.id, aspectIds: [d.privateAspect.id, d.aspect.id] }),
   'POST /api/availabilities': (d) => json({ aspectId: d.aspect.id, timeBucket: '2030-Q1', value: 'Probe' }),
+  'POST /api/availabilities/batch': (d) => json({ serviceId: d.service.id, cells: [{ aspectId: d.aspect.id, timeBucket: '2030-Q2', value: 'Probe' }] }),
   'POST /api/tenants': (_d, c) => json({ name: `Probe ${c.unique}`, slug: `probe-${c.unique}` }),
   'PUT /api/tenants/:id': (_d, c) => json({ name: `Renamed ${c.unique}` }),
   'PATCH /api/tenants/:id/archive': () => json({}),
@@ -218,6 +221,8 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'POST /api/snapshots': (d) => json({ serviceId: d.service.id, label: 'Probe snapshot', visibility: 'internal', note: '' }),
   'POST /api/services/import': (_d, c) => multipart(c.catalogFile),
   'POST /api/services/import/preview': (_d, c) => multipart(c.catalogFile),
+  // The export's heading alone: a preview of nothing.
+  'POST /api/services/:id/csv-import': () => multipart(Buffer.from('Category,Aspect,Description,Public\r\n'), 'roadmap.csv'),
   'PATCH /api/services/:id/move-tenant': (_d, c) => json({ targetTenantId: c.otherTenantId }),
   'POST /api/invitations/:id/accept': () => json({}),
   'PATCH /api/services/:id/publish': () => json({}),

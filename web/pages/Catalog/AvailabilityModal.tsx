@@ -10,6 +10,7 @@ import { messageOf } from '../../api/client';
 import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
 import { ChangedNotice } from './ChangedNotice';
 import { ErrorBox } from './ErrorBox';
+import { HistoryList } from '../../components/grid/CellHistory';
 
 /** The specification's sentence, whose "Service Settings" becomes a link for those who may open them. */
 const NO_TEMPLATES = 'No quick templates defined. Add them in Service Settings.';
@@ -45,6 +46,7 @@ function AvailabilityForm({ target, templates, templatesHref, latest, onClose }:
   const [conflict, setConflict] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const save = useSetAvailability();
+  const [showHistory, setShowHistory] = useState(false);
 
   const send = async (expected: string) => {
     setError(null);
@@ -138,11 +140,17 @@ function AvailabilityForm({ target, templates, templatesHref, latest, onClose }:
             </Text>
           )}
         </Stack>
-        <Group justify="flex-end">
-          <ModalCancelButton />
-          <Button type="submit" loading={save.isPending} disabled={conflict !== null}>
-            Save
+        {showHistory ? <HistoryList target={{ aspectId: target.aspect.id, title: target.aspect.title, bucket: target.bucket }} /> : null}
+        <Group justify="space-between">
+          <Button variant="subtle" size="xs" onClick={() => setShowHistory((v) => !v)} aria-expanded={showHistory}>
+            {showHistory ? 'Hide history' : 'History'}
           </Button>
+          <Group gap="sm">
+            <ModalCancelButton />
+            <Button type="submit" loading={save.isPending} disabled={conflict !== null}>
+              Save
+            </Button>
+          </Group>
         </Group>
       </Stack>
     </form>

@@ -7,7 +7,7 @@ import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { currentBucket } from '../../../common/quarters';
 import { htmlToText } from '../../../common/richText';
 import { messageOf } from '../../api/client';
-import { useFullService, useReorderAspects, type Aspect, type Category } from '../../api/catalog';
+import { useFullService, useReorderAspects, type Aspect, type Category, type QuickTemplate } from '../../api/catalog';
 import { AppLayout } from '../../components/AppLayout';
 import { CatalogCurrentTable } from '../../components/CatalogCurrentTable';
 import { PageHeader } from '../../components/PageHeader';
@@ -40,6 +40,8 @@ function CatalogFooter() {
 }
 
 interface TablesProps {
+  serviceId: string;
+  templates: QuickTemplate[];
   catalog: SearchableCatalog;
   /** The search box's text; the table follows it once the debounce fires. */
   searchInput: string;
@@ -56,7 +58,18 @@ interface TablesProps {
  * The table of the chosen view, filtered by the search once its debounce fires. Only this part
  * renders again then: the page around it (header, toolbar, dialogs) stays as it is.
  */
-const CatalogTables = memo(function CatalogTables({ catalog, searchInput, mode, timeline, quarter, editable, handlers, emptyText }: TablesProps) {
+const CatalogTables = memo(function CatalogTables({
+  serviceId,
+  templates,
+  catalog,
+  searchInput,
+  mode,
+  timeline,
+  quarter,
+  editable,
+  handlers,
+  emptyText,
+}: TablesProps) {
   const [search] = useDebouncedValue(searchInput, SEARCH_DEBOUNCE_MS);
   // The search matches the availability texts of the quarters the view shows.
   const groups = useMemo(
@@ -65,7 +78,16 @@ const CatalogTables = memo(function CatalogTables({ catalog, searchInput, mode, 
   );
   const searching = search.trim() !== '';
   return mode === 'roadmap' ? (
-    <RoadmapTable groups={groups} timeline={timeline} editable={editable} searching={searching} handlers={handlers} emptyText={emptyText} />
+    <RoadmapTable
+      serviceId={serviceId}
+      templates={templates}
+      groups={groups}
+      timeline={timeline}
+      editable={editable}
+      searching={searching}
+      handlers={handlers}
+      emptyText={emptyText}
+    />
   ) : (
     <CatalogCurrentTable groups={groups} bucket={quarter} searching={searching} emptyText={emptyText} />
   );
@@ -232,6 +254,8 @@ export function CatalogPage() {
         </Group>
 
         <CatalogTables
+          serviceId={service.id}
+          templates={data.templates}
           catalog={catalog}
           searchInput={searchInput}
           mode={mode}

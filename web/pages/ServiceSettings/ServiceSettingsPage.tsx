@@ -20,6 +20,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { TenantFooter } from '../../components/TenantFooter';
 import { useSession } from '../../session/SessionProvider';
 import { CreateSnapshotModal } from './CreateSnapshotModal';
+import { CsvImportModal } from './CsvImportModal';
 import { DetailsTab } from './DetailsTab';
 import { MoveServiceModal } from './MoveServiceModal';
 import { PublishingPanel } from './PublishingPanel';
@@ -86,6 +87,7 @@ export default function ServiceSettingsPage() {
       { replace: true },
     );
   const [snapshotOpen, setSnapshotOpen] = useState(false);
+  const [csvOpen, setCsvOpen] = useState(false);
   const [moveOpen, setMoveOpen] = useState(false);
 
   const back = (
@@ -158,6 +160,11 @@ export default function ServiceSettingsPage() {
             >
               Export CSV
             </Button>
+            {readOnly ? null : (
+              <Button variant="default" onClick={() => setCsvOpen(true)}>
+                Import CSV
+              </Button>
+            )}
             {isAdmin ? (
               <Button variant="default" onClick={toggleArchive} loading={archive.isPending || unarchive.isPending}>
                 {service.archived ? 'Unarchive Service' : 'Archive Service'}
@@ -220,6 +227,7 @@ export default function ServiceSettingsPage() {
       </Stack>
 
       <CreateSnapshotModal serviceId={service.id} opened={snapshotOpen} onClose={() => setSnapshotOpen(false)} />
+      <CsvImportModal serviceId={service.id} opened={csvOpen} onClose={() => setCsvOpen(false)} />
       {permissions.canMove ? (
         <MoveServiceModal
           serviceId={service.id}
