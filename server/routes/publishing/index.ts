@@ -1,10 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { embedOriginsSchema } from '../../../common/schemas/publishing';
 import { writeAudit } from '../../commands/audit';
 import { getEmbedOrigins, setEmbedOrigins } from '../../db/queries/embedding';
 import { scope } from '../../plugins/context';
 import { requireTenant } from '../../policies';
 import { parse } from '../../validation';
+import type { RouteDoc } from '../../openapi';
+
+const origins = z.object({ origins: z.array(z.string()) });
+const doc = (summary: string, extra: Partial<RouteDoc> = {}): { config: { doc: RouteDoc } } => ({
+  config: { doc: { summary, capability: 'tenant.publishing', tags: ['Publishing'], responses: { 200: origins }, ...extra } },
+});
 
 /**
  * The tenant's publishing settings: the origins allowed to embed its public pages in a frame
@@ -13,21 +20,25 @@ import { parse } from '../../validation';
 export default async function publishingRoutes(app: FastifyInstance) {
   const db = app.database.db;
 
-  app.get('/publishing/embed-origins', async (req) => {
+  app.get('/publishing/embed-origins', doc("The origins allowed to embed the tenant's public pages in a frame"), async (req) => {
     const { actor, tenantId } = scope(req);
     requireTenant(actor, 'tenant.publishing');
     return { origins: await getEmbedOrigins(db, tenantId) };
   });
 
-  app.put('/publishing/embed-origins', async (req) => {
-    const { actor, tenantId } = scope(req);
-    requireTenant(actor, 'tenant.publishing');
-    const { origins } = parse(embedOriginsSchema, req.body);
-    const unique = [...new Set(origins)];
-    await db.transaction(async (tx) => {
-      await setEmbedOrigins(tx, tenantId, unique);
-      await writeAudit(tx, actor, { tenantId, action: 'tenant.embed_origins', targetType: 'tenant', targetId: tenantId, details: { origins: unique } });
-    });
-    return { origins: unique };
-  });
+  app.put(
+    '/publishing/embed-origins',
+    doc("Replace the origins allowed to embed the tenant's public pages (none: no framing)", { body: embedOriginsSchema }),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      requireTenant(actor, 'tenant.publishing');
+      const { origins } = parse(embedOriginsSchema, req.body);
+      const unique = [...new Set(origins)];
+      await db.transaction(async (tx) => {
+        await setEmbedOrigins(tx, tenantId, unique);
+        await writeAudit(tx, actor, { tenantId, action: 'tenant.embed_origins', targetType: 'tenant', targetId: tenantId, details: { origins: unique } });
+      });
+      return { origins: unique };
+    },
+  );
 }
