@@ -274,7 +274,7 @@ ${renderChanges(v.previous.diff)}
     `<header class="site"><a href="${esc(tenantPath(a))}">${esc(tenant.name)}</a></header>
 <main>
 <h1>${icon(s.icon_url)}<span>${esc(s.name)}</span></h1>
-<p>Edition <strong>${esc(edition.label)}</strong>, published ${time(edition.createdAt)}.${v.latest ? '' : ` <a class="no-print" href="${esc(servicePath(a))}">See the latest edition</a>`}</p>
+<p><strong>${esc(edition.label)}</strong>, an edition published ${time(edition.createdAt)}.${v.latest ? '' : ` <a class="no-print" href="${esc(servicePath(a))}">See the latest edition</a>`}</p>
 ${edition.note ? `<p class="muted">${esc(edition.note)}</p>` : ''}
 ${s.description ? `<p>${esc(plain(s.description, 5000))}</p>` : ''}
 ${facts.length ? `<dl class="facts">${facts.map(([k, value]) => `<dt>${k}</dt><dd>${esc(value!)}</dd>`).join('')}</dl>` : ''}
