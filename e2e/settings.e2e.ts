@@ -214,6 +214,8 @@ test.describe('service settings', () => {
   });
 
   test('exports the service and imports it through the dashboard', async ({ page, request }) => {
+    // An export, an import preview and the import itself, each checked with axe.
+    test.setTimeout(60_000);
     const { api, service } = await newService(request, `Porta ${uid()}`);
     const { category } = await api.send('POST', '/categories', { serviceId: service.id, name: 'Moved along' });
     await api.send('POST', '/aspects', { serviceId: service.id, categoryId: category.id, title: 'Round trip', isPublic: true });
