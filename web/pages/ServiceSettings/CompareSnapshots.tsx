@@ -10,14 +10,34 @@ import { CatalogModal } from '../../components/CatalogModal';
 const CURRENT = 'current';
 const when = (iso: string) => new Date(iso).toLocaleString();
 
-function Section({ title, count, children }: { title: string; count: number; children: ReactNode }) {
-  if (!count) return null;
+/** One kind of change: a heading with its count, and a table of its rows (nothing when there are none). */
+function Section({ title, label, head, rows }: { title: string; label: string; head: string[]; rows: { key: string; cells: ReactNode[] }[] }) {
+  if (!rows.length) return null;
   return (
     <Stack gap={4}>
       <Title order={3} size="h5">
-        {title} ({count})
+        {title} ({rows.length})
       </Title>
-      <Table.ScrollContainer minWidth={480}>{children}</Table.ScrollContainer>
+      <Table.ScrollContainer minWidth={480}>
+        <Table aria-label={label}>
+          <Table.Thead>
+            <Table.Tr>
+              {head.map((h, i) => (
+                <Table.Th key={i}>{h}</Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((r) => (
+              <Table.Tr key={r.key}>
+                {r.cells.map((cell, i) => (
+                  <Table.Td key={i}>{cell}</Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
     </Stack>
   );
 }
@@ -51,125 +71,40 @@ function ComparisonView({ from, to }: { from: string; to: string }) {
           In quarters that have begun ({diff.started_quarters.join(', ')}): {diff.commitments.held} planned cells held, {diff.commitments.slipped} changed.
         </Text>
       ) : null}
-      <Section title="Added" count={c.added}>
-        <Table aria-label="Added aspects">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Aspect</Table.Th>
-              <Table.Th>Category</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {diff.added.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>{a.title}</Table.Td>
-                <Table.Td>{a.category}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Section>
-      <Section title="Removed" count={c.removed}>
-        <Table aria-label="Removed aspects">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Aspect</Table.Th>
-              <Table.Th>Category</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {diff.removed.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>{a.title}</Table.Td>
-                <Table.Td>{a.category}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Section>
-      <Section title="Renamed" count={c.renamed}>
-        <Table aria-label="Renamed aspects">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{labels.from}</Table.Th>
-              <Table.Th>{labels.to}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {diff.renamed.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>{a.from_title}</Table.Td>
-                <Table.Td>{a.title}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Section>
-      <Section title="Moved" count={c.moved}>
-        <Table aria-label="Moved aspects">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Aspect</Table.Th>
-              <Table.Th>From category</Table.Th>
-              <Table.Th>To category</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {diff.moved.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>{a.title}</Table.Td>
-                <Table.Td>{a.from_category}</Table.Td>
-                <Table.Td>{a.category}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Section>
-      <Section title="Cells changed" count={c.cells}>
-        <Table aria-label="Changed cells">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Aspect</Table.Th>
-              <Table.Th>Quarter</Table.Th>
-              <Table.Th>{labels.from}</Table.Th>
-              <Table.Th>{labels.to}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {diff.cells.map((x) => (
-              <Table.Tr key={`${x.aspect_id}|${x.quarter}`}>
-                <Table.Td>{x.title}</Table.Td>
-                <Table.Td>
-                  {x.quarter}
-                  {x.started && to === CURRENT ? ' (begun)' : ''}
-                </Table.Td>
-                <Table.Td>{x.from || '(empty)'}</Table.Td>
-                <Table.Td>{x.to || '(empty)'}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Section>
-      <Section title="Descriptions changed" count={c.descriptions}>
-        <Table aria-label="Changed descriptions">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Aspect</Table.Th>
-              <Table.Th>{labels.from}</Table.Th>
-              <Table.Th>{labels.to}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {diff.descriptions.map((x) => (
-              <Table.Tr key={x.id}>
-                <Table.Td>{x.title}</Table.Td>
-                <Table.Td>{htmlToText(x.from) || '(empty)'}</Table.Td>
-                <Table.Td>{htmlToText(x.to) || '(empty)'}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Section>
+      <Section title="Added" label="Added aspects" head={['Aspect', 'Category']} rows={diff.added.map((a) => ({ key: a.id, cells: [a.title, a.category] }))} />
+      <Section
+        title="Removed"
+        label="Removed aspects"
+        head={['Aspect', 'Category']}
+        rows={diff.removed.map((a) => ({ key: a.id, cells: [a.title, a.category] }))}
+      />
+      <Section
+        title="Renamed"
+        label="Renamed aspects"
+        head={[labels.from, labels.to]}
+        rows={diff.renamed.map((a) => ({ key: a.id, cells: [a.from_title, a.title] }))}
+      />
+      <Section
+        title="Moved"
+        label="Moved aspects"
+        head={['Aspect', 'From category', 'To category']}
+        rows={diff.moved.map((a) => ({ key: a.id, cells: [a.title, a.from_category, a.category] }))}
+      />
+      <Section
+        title="Cells changed"
+        label="Changed cells"
+        head={['Aspect', 'Quarter', labels.from, labels.to]}
+        rows={diff.cells.map((x) => ({
+          key: `${x.aspect_id}|${x.quarter}`,
+          cells: [x.title, `${x.quarter}${x.started && to === CURRENT ? ' (begun)' : ''}`, x.from || '(empty)', x.to || '(empty)'],
+        }))}
+      />
+      <Section
+        title="Descriptions changed"
+        label="Changed descriptions"
+        head={['Aspect', labels.from, labels.to]}
+        rows={diff.descriptions.map((x) => ({ key: x.id, cells: [x.title, htmlToText(x.from) || '(empty)', htmlToText(x.to) || '(empty)'] }))}
+      />
     </Stack>
   );
 }
