@@ -109,8 +109,13 @@ describe('live updates', () => {
     const { events, last_event_id } = start.json();
     expect(events).toEqual([]);
     expect((await setCell(w.tokens.editor, w.publicAspect.id, 'Polled')).statusCode).toBe(200);
-    const later = await call(t.app, 'GET', '/api/events', { token: w.tokens.reader, query: { lastEventId: last_event_id } });
-    expect(later.json().events).toContainEqual(expect.objectContaining({ type: 'catalog', record: 'availability', services: [w.service.id] }));
+    // On PostgreSQL the change reaches the process through LISTEN/NOTIFY a moment after the write
+    // answers, so the caller polls as a client would until the event is there.
+    const polled = async () =>
+      (await call(t.app, 'GET', '/api/events', { token: w.tokens.reader, query: { lastEventId: last_event_id } })).json().events as unknown[];
+    await expect
+      .poll(polled, { timeout: 5000, interval: 50 })
+      .toContainEqual(expect.objectContaining({ type: 'catalog', record: 'availability', services: [w.service.id] }));
   });
 
   it('refuses callers without a session or outside the tenant', async () => {
