@@ -21,24 +21,12 @@ export interface ServicePageRequest {
   limit: number;
 }
 
-/*
- * The description's text as the dashboard shows it (common/richText htmlToText): tags dropped, a
- * line break at the end of a block, entities read. A search matches what is read, not the markup.
- */
-const descriptionText = sql`replace(replace(replace(replace(replace(replace(
-  regexp_replace(regexp_replace(${services.description}, '<(br|/p|/li|/h[1-6]|/blockquote|/pre)\\s*/?>', E'\\n', 'gi'), '<[^>]*>', '', 'g'),
-  '&nbsp;', ' '), '&lt;', '<'), '&gt;', '>'), '&quot;', '"'), '&#39;', ''''), '&amp;', '&')`;
-
 /** One page of the list above in the same order (name, then id), the search matching name, slug, description or owner. */
 export async function pageServices(db: Executor, tenantId: string, page: ServicePageRequest): Promise<ServiceRow[]> {
   const where: SQL[] = [eq(services.tenantId, tenantId)];
   if (!page.includeArchived) where.push(eq(services.archived, false));
-  if (page.search) {
-    const like = likeText(page.search);
-    where.push(
-      sql`(${services.name} ilike ${like} or ${services.slug} ilike ${like} or ${services.serviceOwner} ilike ${like} or ${descriptionText} ilike ${like})`,
-    );
-  }
+  // search_text: name, slug, owner and the description's text, lower-cased (schema/catalog.ts).
+  if (page.search) where.push(sql`${services.searchText} like lower(${likeText(page.search)})`);
   if (page.after) where.push(sql`(${services.name}, ${services.id}) > (${page.after[0]}, ${page.after[1]}::uuid)`);
   return db
     .select()

@@ -35,6 +35,17 @@ export const services = pgTable(
     version: integer('version').notNull().default(1),
     lastUpdated: at('last_updated'),
     createdAt: at('created_at'),
+    /**
+     * What the dashboard's search reads (GET /api/services?search=), lower-cased and kept by the
+     * database: name, slug, owner and the description's text as common/richText htmlToText reads
+     * it (tags dropped, a line break after a block, entities read), one unit separator between
+     * them. A search then tests one plain column instead of rewriting every description's markup.
+     */
+    searchText: text('search_text').generatedAlwaysAs(
+      sql`lower(name || E'\\x1f' || slug || E'\\x1f' || service_owner || E'\\x1f' || replace(replace(replace(replace(replace(replace(
+  regexp_replace(regexp_replace(description, '<(br|/p|/li|/h[1-6]|/blockquote|/pre)\\s*/?>', E'\\n', 'gi'), '<[^>]*>', '', 'g'),
+  '&nbsp;', ' '), '&lt;', '<'), '&gt;', '>'), '&quot;', '"'), '&#39;', ''''), '&amp;', '&'))`,
+    ),
   },
   (t) => [
     unique('services_tenant_slug_unique').on(t.tenantId, t.slug),

@@ -105,6 +105,19 @@ describe('GET /api/services: search, limit and cursor', () => {
     expect(await found('LATE')).toEqual(['Pager 05']);
     expect(await found('earlylate')).toEqual([]);
     expect(await found('olga owner')).toEqual(['Pager 04']);
+    // The fields are searched one by one: a term never spans the end of one and the start of the next.
+    expect(await found('07pager-07')).toEqual([]);
+  });
+
+  it('finds a service by what it says after an edit, and no longer by what it said before', async () => {
+    const found = async (search: string) => names((await get(`/api/services?search=${encodeURIComponent(search)}`, w.tokens.admin)).json().services);
+    const edit = (description: string) =>
+      call(t.app, 'PUT', `/api/services/${assignedId}`, { token: w.tokens.admin, body: { name: 'Zz Assigned', description } });
+    expect((await edit('Loans laptops by the week')).statusCode).toBe(200);
+    expect(await found('LAPTOPS BY')).toEqual(['Zz Assigned']);
+    expect((await edit('Lends tablets')).statusCode).toBe(200);
+    expect(await found('laptops')).toEqual([]);
+    expect(await found('lends TABLETS')).toEqual(['Zz Assigned']);
   });
 
   it('takes % and _ as typed', async () => {
