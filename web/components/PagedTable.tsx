@@ -21,13 +21,21 @@ interface Props<T> {
   minWidth?: number;
 }
 
-const Row = memo(function Row({ rowKey, index, children }: { rowKey: string; index: number; children: ReactNode }) {
+interface RowProps<T> {
+  rowKey: string;
+  index: number;
+  row: T;
+  cells: (row: T) => ReactNode;
+}
+
+/** A row is rendered again only when its data, its place or the cells' function changes. */
+const Row = memo(function Row<T>({ rowKey, index, row, cells }: RowProps<T>) {
   return (
     <Table.Tr aria-rowindex={index + 2} {...windowRowAttributes(rowKey, index)}>
-      {children}
+      {cells(row)}
     </Table.Tr>
   );
-});
+}) as <T>(props: RowProps<T>) => ReactNode;
 
 /**
  * A list loaded page by page from the server, in a scroll panel whose rows are windowed as the
@@ -73,9 +81,7 @@ export function PagedTable<T>({ label, headings, rows, rowKey, cells, complete, 
         <Table.Tbody>
           {pieces.map((piece) =>
             piece.full ? (
-              <Row key={keys[piece.index]} rowKey={keys[piece.index]!} index={piece.index}>
-                {cells(rows[piece.index]!)}
-              </Row>
+              <Row key={keys[piece.index]} rowKey={keys[piece.index]!} index={piece.index} row={rows[piece.index]!} cells={cells} />
             ) : (
               <GapRow key={`gap-${keys[piece.from]}`} first={piece.from} last={piece.to} columns={headings.length} height={piece.height} />
             ),

@@ -1,16 +1,16 @@
 import './dashboard.css';
-import { Button, Checkbox, Group, Loader, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { Button, Checkbox, Group, Loader, SegmentedControl, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { memo, useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
-import { NOTIFICATION_AUTOCLOSE_MS, SEARCH_DEBOUNCE_MS } from '../../../common/limits';
+import { NOTIFICATION_AUTOCLOSE_MS } from '../../../common/limits';
 import { messageOf } from '../../api/client';
 import { useArchiveService, useHardDeleteService, useServicePages, useUnarchiveService, type Service, type ServiceList } from '../../api/services';
 import { AppLayout } from '../../components/AppLayout';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { PageHeader } from '../../components/PageHeader';
+import { SearchInput } from '../../components/SearchInput';
 import { TenantFooter } from '../../components/TenantFooter';
 import { useSession } from '../../session/SessionProvider';
 import { CreateServiceModal } from './CreateServiceModal';
@@ -31,25 +31,6 @@ function notifyError(message: string) {
 }
 
 type Pending = { kind: 'archive' | 'hardDelete'; service: Service } | null;
-
-/**
- * The search box holds what is typed; the dashboard hears of it once typing pauses, as the catalog's
- * search does, and the server searches. A keystroke renders this box alone.
- */
-const ServiceSearch = memo(function ServiceSearch({ onSearch }: { onSearch: (search: string) => void }) {
-  const [value, setValue] = useState('');
-  const [debounced] = useDebouncedValue(value.trim(), SEARCH_DEBOUNCE_MS);
-  useEffect(() => onSearch(debounced), [debounced, onSearch]);
-  return (
-    <TextInput
-      aria-label="Search services"
-      placeholder="Search services..."
-      value={value}
-      onChange={(e) => setValue(e.currentTarget.value)}
-      w={{ base: '100%', xs: 320 }}
-    />
-  );
-});
 
 export function DashboardPage() {
   const { user, tenant } = useSession();
@@ -117,7 +98,7 @@ export function DashboardPage() {
         <InvitationNotices onError={notifyError} />
         <Group justify="space-between" align="flex-end" wrap="wrap" gap="md">
           <Group align="center" wrap="wrap" gap="md">
-            <ServiceSearch onSearch={setSearch} />
+            <SearchInput aria-label="Search services" placeholder="Search services..." onSearch={setSearch} w={{ base: '100%', xs: 320 }} />
             {rights?.canShowArchived ? (
               <Checkbox label="Show Archived" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} />
             ) : null}

@@ -1,8 +1,6 @@
 import { Button, Stack } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
 import { useCallback, useMemo, useState } from 'react';
 import { flushSync } from 'react-dom';
-import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
@@ -39,8 +37,7 @@ export default function SuperAdminPage() {
   const [showArchived, setShowArchived] = useState(false);
   const panel = usePanelData();
   // The tenants as the users: searched by the server once typing pauses, loaded a page at a time.
-  const [tenantSearch, setTenantSearch] = useState('');
-  const [tenantQuery] = useDebouncedValue(tenantSearch.trim(), SEARCH_DEBOUNCE_MS);
+  const [tenantQuery, setTenantQuery] = useState('');
   const tenantPages = useAdminTenantPages(tenantQuery, showArchived);
   const tenantRows = useMemo(() => tenantPages.data?.pages.flatMap((p) => p.tenants) ?? [], [tenantPages.data]);
   const moreTenants = tenantPages.hasNextPage && !tenantPages.isFetchingNextPage;
@@ -48,10 +45,9 @@ export default function SuperAdminPage() {
   const loadMoreTenants = useCallback(() => {
     if (moreTenants) void fetchNextTenants();
   }, [moreTenants, fetchNextTenants]);
-  const [userSearch, setUserSearch] = useState('');
   const [group, setGroup] = useState<GroupFilter>('all');
-  // The server searches every tenant's users once typing pauses, as the catalog's search does.
-  const [search] = useDebouncedValue(userSearch.trim(), SEARCH_DEBOUNCE_MS);
+  // The server searches every tenant's users once typing pauses (SearchInput), as the catalog's search does.
+  const [search, setSearch] = useState('');
   const userPages = useAdminUserPages(search, group);
   const userRows = useMemo(() => userPages.data?.pages.flatMap((p) => p.users) ?? [], [userPages.data]);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = userPages;
@@ -128,8 +124,7 @@ export default function SuperAdminPage() {
           tenants={tenantRows}
           complete={!tenantPages.hasNextPage && !tenantPages.isLoading}
           onNearEnd={loadMoreTenants}
-          search={tenantSearch}
-          onSearch={setTenantSearch}
+          onSearch={setTenantQuery}
           showArchived={showArchived}
           onShowArchived={setShowArchived}
           onCreate={() => setCreatingTenant(true)}
@@ -145,8 +140,7 @@ export default function SuperAdminPage() {
           users={userRows}
           complete={!userPages.hasNextPage && !userPages.isLoading}
           onNearEnd={loadMoreUsers}
-          search={userSearch}
-          onSearch={setUserSearch}
+          onSearch={setSearch}
           group={group}
           onGroup={setGroup}
           currentUserId={user?.id ?? ''}

@@ -1,7 +1,5 @@
-import { Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useCallback, useMemo, useState } from 'react';
-import { SEARCH_DEBOUNCE_MS } from '../../../common/limits';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
@@ -14,6 +12,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CreateUserModal } from '../../components/CreateUserModal';
 import { MessageBar } from '../../components/MessageBar';
 import { PageHeader } from '../../components/PageHeader';
+import { SearchInput } from '../../components/SearchInput';
 import { useSession } from '../../session/SessionProvider';
 import { TenantUserTable } from './TenantUserTable';
 import { EmbedOriginsForm } from './EmbedOriginsForm';
@@ -22,9 +21,8 @@ import { IntegrationsSection } from './IntegrationsSection';
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
 export default function TenantSettingsPage() {
   const { user, tenant } = useSession();
-  const [searchInput, setSearchInput] = useState('');
-  // The server searches; it is asked once typing pauses, as the catalog's search does.
-  const [search] = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
+  // The server searches; the box tells once typing pauses (SearchInput).
+  const [search, setSearch] = useState('');
   const users = useTenantUserPages(search);
   const rows = useMemo(() => users.data?.pages.flatMap((p) => p.users) ?? [], [users.data]);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = users;
@@ -72,14 +70,7 @@ export default function TenantSettingsPage() {
           </Title>
           <Button onClick={() => setAdding(true)}>+ Add User</Button>
         </Group>
-        <TextInput
-          label="Search users"
-          placeholder="Search users..."
-          value={searchInput}
-          onChange={(e) => setSearchInput(e.currentTarget.value)}
-          mb="sm"
-          maw={360}
-        />
+        <SearchInput label="Search users" placeholder="Search users..." onSearch={setSearch} mb="sm" maw={360} />
         <TenantUserTable rows={rows} complete={!users.hasNextPage} onNearEnd={loadMore} onDelete={askDelete} />
         {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}

@@ -1,6 +1,7 @@
-import { Badge, Button, Group, Paper, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Paper, Switch, Table, Text, Title } from '@mantine/core';
 import { useCallback } from 'react';
 import { PagedTable } from '../../../components/PagedTable';
+import { SearchInput } from '../../../components/SearchInput';
 import type { Tenant } from '../../../api/tenants';
 
 const HEADINGS = ['Name', 'Slug', 'Status', 'Created', 'Actions'];
@@ -11,7 +12,7 @@ interface Props {
   /** False while the server has more tenants matching the search than those loaded. */
   complete: boolean;
   onNearEnd: () => void;
-  search: string;
+  /** Told the search once typing pauses; a stable function. */
   onSearch: (search: string) => void;
   showArchived: boolean;
   onShowArchived: (value: boolean) => void;
@@ -84,7 +85,7 @@ export function TenantManagement(p: Props) {
         </Group>
       </Group>
       <Group mb="md" wrap="wrap">
-        <TextInput label="Search tenants" placeholder="Search by name or slug" value={p.search} onChange={(e) => p.onSearch(e.currentTarget.value)} miw={260} />
+        <SearchInput label="Search tenants" placeholder="Search by name or slug" onSearch={p.onSearch} miw={260} />
       </Group>
       <PagedTable
         label="Tenants"

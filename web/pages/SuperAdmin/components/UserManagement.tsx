@@ -1,6 +1,7 @@
-import { Alert, Badge, Button, Group, NativeSelect, Paper, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, NativeSelect, Paper, Table, Text, Title } from '@mantine/core';
 import { useCallback } from 'react';
 import { PagedTable } from '../../../components/PagedTable';
+import { SearchInput } from '../../../components/SearchInput';
 import type { AdminUser, PanelData } from '../../../api/admin';
 import { roleLabel } from '../../../lib/roles';
 
@@ -14,7 +15,7 @@ interface Props {
   /** False while the server has more users matching the search than those loaded. */
   complete: boolean;
   onNearEnd: () => void;
-  search: string;
+  /** Told the search once typing pauses; a stable function. */
   onSearch: (search: string) => void;
   group: GroupFilter;
   onGroup: (group: GroupFilter) => void;
@@ -96,7 +97,7 @@ export function UserManagement(p: Props) {
         </Alert>
       ) : null}
       <Group mb="md" wrap="wrap">
-        <TextInput label="Search users" placeholder="Search by name or email" value={p.search} onChange={(e) => p.onSearch(e.currentTarget.value)} miw={260} />
+        <SearchInput label="Search users" placeholder="Search by name or email" onSearch={p.onSearch} miw={260} />
         <NativeSelect
           label="User group"
           value={p.group}
