@@ -10,6 +10,8 @@ export const INTEGRATION_MESSAGES = {
   tokenNotFound: 'API token not found',
   tokenCreated: 'API token created. Copy the secret now: it is not shown again.',
   tokenRevoked: 'API token revoked',
+  failedLoadTokens: 'Failed to load API tokens',
+  failedRevokeToken: 'Failed to revoke the API token',
   peopleOnly: 'API tokens and webhooks are managed by a signed-in person, not by an API token',
   webhookUrlRequired: 'A URL and at least one event are required',
   webhookUrlInvalid: 'The URL must be an https:// address',
