@@ -2,6 +2,7 @@ import type { APIRequestContext, Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
 import { ADMIN, apiAs, expect, loginThroughPage, test } from './fixtures';
 import { seedService, unique } from './catalogHelpers';
+import { MAX_TOKEN_NAME_LENGTH } from '../common/schemas/integrations';
 
 /**
  * Every screen and its main states, at the four sizes of issue 24, with a tenant, a user, a service,
@@ -83,6 +84,8 @@ async function seed(request: APIRequestContext): Promise<World> {
   }
   await api.send('POST', '/actor-roles', { serviceId: service.id, roleName: longName('Role') });
   await api.send('POST', '/quick-templates', { serviceId: service.id, templateText: longName('Template') });
+  // A token of the longest name allowed, limited to the long service: Tenant Settings and the panel's API Tokens list it.
+  await api.send('POST', '/api-tokens', { name: longName(`Token ${u}`).slice(0, MAX_TOKEN_NAME_LENGTH), role: 'editor', serviceIds: [service.id] });
   const snapshotLabel = longName(`Snapshot ${u}`);
   await api.send('POST', '/snapshots', { serviceId: service.id, label: snapshotLabel, visibility: 'internal', note: longName('Note') });
 
@@ -297,6 +300,13 @@ for (const screen of SCREENS) {
       const targetRow = page.getByRole('row', { name: new RegExp(w.target.email) });
       await expect(targetRow).toBeVisible();
       await expectScreen(page, at('super admin panel'));
+      // Every tenant's API tokens: the long tenant's, found by its name.
+      const tokens = page.getByRole('region', { name: 'API Tokens', exact: true });
+      await tokens.getByLabel('Search API tokens').fill(w.tenantName.slice(0, 40));
+      const tokenRow = tokens.getByRole('row', { name: new RegExp(w.service.name.slice(0, 40)) });
+      await expect(tokenRow).toHaveCount(1);
+      await expectScreen(page, at('super admin API tokens'));
+      await withDialog(page, 'Revoke API token', at('revoke API token confirmation'), () => tokenRow.getByRole('button', { name: /^Revoke / }).click());
       // The audit log of the long tenant.
       const log = page.getByRole('region', { name: 'Audit Log' });
       const logOf = log.getByRole('combobox', { name: 'Audit log of' });

@@ -1,5 +1,6 @@
 import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage } from './fixtures';
 import { M } from '../common/messages';
+import { INTEGRATION_MESSAGES } from '../common/schemas/integrations';
 
 const unique = () => `${Date.now()}${Math.floor(Math.random() * 1000)}`;
 
@@ -143,5 +144,69 @@ test.describe('Super admin panel', () => {
     await page.goto('/super-admin');
     await expect(page).toHaveURL(/\/$/);
     await expect(page.getByRole('heading', { level: 1, name: `Guarded ${u}` })).toBeVisible();
+  });
+
+  test("finds a tenant's API token by search and revokes it after confirming, also 390 px wide", async ({ page, request }) => {
+    test.setTimeout(120_000);
+    const u = unique();
+    const admin = await apiAs(request, ADMIN.email, ADMIN.password);
+    const { tenant } = await admin.send('POST', '/tenants', { name: `Token Tenant ${u}`, slug: `token-tenant-${u}` });
+    const email = `token-admin-${u}@example.com`;
+    await admin.send('POST', '/admin/users', { email, name: `Token Admin ${u}`, role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
+    const owner = await apiAs(request, email, 'secret-pass', tenant.slug);
+    const exporter = await owner.send('POST', '/api-tokens', { name: `Nightly export ${u}`, role: 'reader' });
+    const portal = await owner.send('POST', '/api-tokens', { name: `Developer portal ${u}`, role: 'editor' });
+    const works = async (secret: string) => (await request.get('/api/services', { headers: { authorization: `Bearer ${secret}` } })).status();
+    expect(await works(exporter.secret)).toBe(200);
+
+    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await expect(page).toHaveURL(/\/$/);
+    await page.goto('/super-admin');
+    const section = page.getByRole('region', { name: 'API Tokens', exact: true });
+    await expect(section.getByRole('heading', { name: 'API Tokens' })).toBeVisible();
+
+    // The tenant's name finds both of its tokens; the token's name finds the one.
+    await section.getByLabel('Search API tokens').fill(`token tenant ${u}`);
+    await expect(section.getByRole('row', { name: new RegExp(`Developer portal ${u}`) })).toContainText('Editor');
+    await section.getByLabel('Search API tokens').fill(`Nightly export ${u}`);
+    await expect(section.getByRole('row', { name: new RegExp(`Developer portal ${u}`) })).toHaveCount(0);
+    const row = section.getByRole('row', { name: new RegExp(`Nightly export ${u}`) });
+    await expect(row).toContainText(`Token Tenant ${u}`);
+    await expect(row).toContainText('Reader');
+    await expect(row).toContainText('All services');
+    await expectAccessible(page, 'super admin panel, API tokens');
+
+    // Cancelling changes nothing; confirming revokes it at once.
+    await row.getByRole('button', { name: `Revoke Nightly export ${u} of Token Tenant ${u}` }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke API token' });
+    await expect(confirm).toContainText(`Revoke Nightly export ${u} of Token Tenant ${u}?`);
+    await expectAccessible(page, 'revoke API token confirmation in the panel');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await expect(confirm).toBeHidden();
+    expect(await works(exporter.secret)).toBe(200);
+    await row.getByRole('button', { name: /^Revoke / }).click();
+    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await expect(confirm).toBeHidden();
+    await expect(page.getByRole('status').filter({ hasText: INTEGRATION_MESSAGES.tokenRevoked })).toBeVisible();
+    await expect(row).toHaveCount(0);
+    await expect(section.getByText('No API tokens found.')).toBeVisible();
+    expect(await works(exporter.secret)).toBe(401);
+    await section.getByLabel('Show Revoked Tokens').check();
+    await expect(row).toContainText('Revoked');
+    await expect(row.getByRole('button', { name: /^Revoke / })).toHaveCount(0);
+    await section.getByLabel('Show Revoked Tokens').uncheck();
+
+    // 390 px wide: the table scrolls in its own panel, the page never sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await section.getByLabel('Search API tokens').fill(`Developer portal ${u}`);
+    const other = section.getByRole('row', { name: new RegExp(`Developer portal ${u}`) });
+    await expect(other).toContainText(`Token Tenant ${u}`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
+    await expectAccessible(page, 'super admin panel, API tokens at 390 px');
+    await other.getByRole('button', { name: `Revoke Developer portal ${u} of Token Tenant ${u}` }).click();
+    await expectAccessible(page, 'revoke API token confirmation at 390 px');
+    await confirm.getByRole('button', { name: 'Revoke' }).click();
+    await expect(other).toHaveCount(0);
+    expect(await works(portal.secret)).toBe(401);
   });
 });

@@ -10,6 +10,8 @@ export const INTEGRATION_MESSAGES = {
   tokenNotFound: 'API token not found',
   tokenCreated: 'API token created. Copy the secret now: it is not shown again.',
   tokenRevoked: 'API token revoked',
+  failedLoadTokens: 'Failed to load API tokens',
+  failedRevokeToken: 'Failed to revoke the API token',
   peopleOnly: 'API tokens and webhooks are managed by a signed-in person, not by an API token',
   webhookUrlRequired: 'A URL and at least one event are required',
   webhookUrlInvalid: 'The URL must be an https:// address',
@@ -116,6 +118,14 @@ export interface ApiTokenView {
   tenant_id: string;
 }
 
+/** A token as the Super Admin Panel lists it: with its tenant's name, its services' names and when it was revoked. */
+export interface AdminApiTokenView extends ApiTokenView {
+  tenant_name: string;
+  /** The names of the services it is limited to that are still its tenant's, by name; null: every service. */
+  service_names: string[] | null;
+  revoked_at: string | null;
+}
+
 export interface WebhookView {
   id: string;
   url: string;
@@ -153,6 +163,11 @@ export const apiTokenViewSchema = z.object({
   expires_at: isoDate.nullable(),
   last_used_at: isoDate.nullable(),
   created_at: isoDate,
+});
+export const adminApiTokenViewSchema = apiTokenViewSchema.extend({
+  tenant_name: z.string(),
+  service_names: z.array(z.string()).nullable(),
+  revoked_at: isoDate.nullable(),
 });
 export const webhookViewSchema = z.object({
   id: z.uuid(),

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * asks for one page, with the cursor of the next one (null on the last).
  */
 
-/** Users of a tenant, users of the installation, tenants of the panel: a page's default and maximum. */
+/** Users of a tenant, users of the installation, the panel's tenants and API tokens: a page's default and maximum. */
 export const USER_PAGE_DEFAULT = 100;
 export const USER_PAGE_MAX = 500;
 /** Without paging parameters a list of users or tenants answers at most this many rows. */
@@ -42,21 +42,25 @@ const search = z
   .transform((s) => s.trim())
   .optional();
 
-/** An opaque cursor: the sort key of the last row of the page before, as base64url JSON. */
-const after = z
-  .string()
-  .max(2_000, { error: 'after must be a cursor from a previous answer' })
-  .transform((s, ctx) => {
-    const key = decodeCursor(s);
-    if (!key) {
-      ctx.addIssue({ code: 'custom', message: 'after must be a cursor from a previous answer' });
-      return z.NEVER;
-    }
-    return key;
-  })
-  .optional();
+const NOT_A_CURSOR = 'after must be a cursor from a previous answer';
 
-/** The sort key of a list of people or tenants: name, then a unique text (email or id). */
+/** An opaque cursor: the sort key of the last row of the page before, as base64url JSON; `valid` checks a key the database compares typed. */
+const cursorOf = (valid: (key: SortKey) => boolean = () => true) =>
+  z
+    .string()
+    .max(2_000, { error: NOT_A_CURSOR })
+    .transform((s, ctx) => {
+      const key = decodeCursor(s);
+      if (!key || !valid(key)) {
+        ctx.addIssue({ code: 'custom', message: NOT_A_CURSOR });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .optional();
+const after = cursorOf();
+
+/** The sort key of a list: name, then a unique text (email or id); or, newest first, a time and an id. */
 export type SortKey = [name: string, unique: string];
 
 export function encodeCursor(key: SortKey): string {
@@ -135,6 +139,27 @@ export const tenantPageQuerySchema = z.object({
 });
 export type TenantPageQuery = z.output<typeof tenantPageQuerySchema>;
 
+/** Without paging parameters, GET /api/admin/api-tokens answers at most this many tokens, newest first. */
+export const API_TOKEN_LIST_CAP = 1_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * GET /api/admin/api-tokens: every tenant's tokens newest first, searched on the token's or the
+ * tenant's name; `after` is the creation time (microseconds since 1970, as the database keeps it)
+ * and id of the last token of the page before. Revoked tokens only with `includeRevoked`.
+ */
+export const apiTokenPageQuerySchema = z.object({
+  search,
+  limit: limitOf(USER_PAGE_MAX),
+  after: cursorOf(([micros, id]) => /^[0-9]{1,17}$/.test(micros) && UUID.test(id)),
+  includeRevoked: z
+    .enum(['true', 'false', '1', '0'], { error: 'includeRevoked must be true or false' })
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+});
+export type ApiTokenPageQuery = z.output<typeof apiTokenPageQuerySchema>;
+
 /** True when the caller asked for a page rather than the whole list. */
 export function isPaged(q: { search?: string; limit?: number; after?: unknown; group?: string }): boolean {
   return q.search !== undefined || q.limit !== undefined || q.after !== undefined || q.group !== undefined;
@@ -170,5 +195,10 @@ export interface UserPage<T> {
 
 export interface TenantPage<T> {
   tenants: T[];
+  next_after: string | null;
+}
+
+export interface ApiTokenPage<T> {
+  tokens: T[];
   next_after: string | null;
 }

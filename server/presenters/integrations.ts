@@ -1,5 +1,5 @@
-import type { ApiTokenView, WebhookDeliveryView, WebhookEvent, WebhookView } from '../../common/schemas/integrations';
-import type { ApiTokenRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
+import type { AdminApiTokenView, ApiTokenView, WebhookDeliveryView, WebhookEvent, WebhookView } from '../../common/schemas/integrations';
+import type { ApiTokenListing, ApiTokenRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -16,6 +16,11 @@ export function presentApiToken(row: ApiTokenRow): ApiTokenView {
     last_used_at: iso(row.lastUsedAt),
     created_at: row.createdAt.toISOString(),
   };
+}
+
+/** A token of every tenant's list (the Super Admin Panel): its tenant and services by name, and its revocation. */
+export function presentAdminApiToken(row: ApiTokenListing): AdminApiTokenView {
+  return { ...presentApiToken(row), tenant_name: row.tenantName, service_names: row.serviceNames, revoked_at: iso(row.revokedAt) };
 }
 
 /** A webhook endpoint: never its signing secret. */

@@ -1,19 +1,23 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ApiTokenView, WebhookDeliveryView, WebhookView } from '../../common/schemas/integrations';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { INTEGRATION_MESSAGES, type AdminApiTokenView, type ApiTokenView, type WebhookDeliveryView, type WebhookView } from '../../common/schemas/integrations';
+import type { ApiTokenPage } from '../../common/schemas/paging';
 import type { Role } from '../../common/roles';
 import { request } from './client';
 
 const tokenKey = ['api-tokens'] as const;
 const webhookKey = ['webhooks'] as const;
+/** Under the panel's 'admin' key, so that its writes (a tenant deleted) refresh it too. */
+const adminTokenKey = ['admin', 'api-tokens'] as const;
 
 export type ApiToken = ApiTokenView;
+export type AdminApiToken = AdminApiTokenView;
 export type WebhookEndpoint = WebhookView;
 export type WebhookDelivery = WebhookDeliveryView;
 
 export function useApiTokens() {
   return useQuery({
     queryKey: tokenKey,
-    queryFn: () => request<{ tokens: ApiToken[] }>('/api-tokens', { fallback: 'Failed to load API tokens' }).then((r) => r.tokens),
+    queryFn: () => request<{ tokens: ApiToken[] }>('/api-tokens', { fallback: INTEGRATION_MESSAGES.failedLoadTokens }).then((r) => r.tokens),
   });
 }
 
@@ -29,8 +33,32 @@ export function useCreateApiToken() {
 export function useRevokeApiToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => request(`/api-tokens/${id}`, { method: 'DELETE', fallback: 'Failed to revoke the API token' }),
+    mutationFn: (id: string) => request(`/api-tokens/${id}`, { method: 'DELETE', fallback: INTEGRATION_MESSAGES.failedRevokeToken }),
     onSuccess: () => client.invalidateQueries({ queryKey: tokenKey }),
+  });
+}
+
+/** Every tenant's tokens page by page, newest first, searched on the server (the Super Admin Panel). */
+export function useAdminApiTokenPages(search: string, includeRevoked: boolean, pageSize = 100) {
+  return useInfiniteQuery({
+    queryKey: [...adminTokenKey, search, includeRevoked, pageSize],
+    initialPageParam: null as string | null,
+    queryFn: ({ pageParam, signal }) => {
+      const q = new URLSearchParams({ search, limit: String(pageSize), includeRevoked: String(includeRevoked) });
+      if (pageParam) q.set('after', pageParam);
+      return request<ApiTokenPage<AdminApiToken>>(`/admin/api-tokens?${q}`, { fallback: INTEGRATION_MESSAGES.failedLoadTokens, signal });
+    },
+    getNextPageParam: (last) => last.next_after,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Revokes any tenant's token (super admin). */
+export function useAdminRevokeApiToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => request(`/admin/api-tokens/${id}`, { method: 'DELETE', fallback: INTEGRATION_MESSAGES.failedRevokeToken }),
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: adminTokenKey }), client.invalidateQueries({ queryKey: tokenKey })]),
   });
 }
 

@@ -1,6 +1,7 @@
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { apiTokens, services, tenants, webhookDeliveries, webhookEndpoints } from '../schema';
+import { likeText } from './admin';
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -24,14 +25,58 @@ export async function insertApiToken(db: Executor, values: typeof apiTokens.$inf
   return row!;
 }
 
-/** The tenant's tokens not revoked, newest first (null tenant: every tenant's, for super admins). */
-export async function listApiTokens(db: Executor, tenantId: string | null): Promise<ApiTokenRow[]> {
+/** The tenant's tokens not revoked, newest first. */
+export async function listApiTokens(db: Executor, tenantId: string): Promise<ApiTokenRow[]> {
   return db
     .select()
     .from(apiTokens)
-    .where(and(isNull(apiTokens.revokedAt), tenantId ? eq(apiTokens.tenantId, tenantId) : undefined))
+    .where(and(isNull(apiTokens.revokedAt), eq(apiTokens.tenantId, tenantId)))
     .orderBy(desc(apiTokens.createdAt), apiTokens.id)
     .limit(1000);
+}
+
+/** A token of the Super Admin Panel's list, with what the panel shows of its tenant and services. */
+export interface ApiTokenListing extends ApiTokenRow {
+  tenantName: string;
+  /** Names of the services it is limited to that are still its tenant's, by name; null: every service. */
+  serviceNames: string[] | null;
+  /** Its place in the order: the creation time in microseconds since 1970, as text (the cursor's first part). */
+  createdKey: string;
+}
+
+/**
+ * Every tenant's tokens, newest first (creation time, then id, both descending): a page of them
+ * after a (time, id) key, searched on the token's or the tenant's name; revoked ones only when asked.
+ */
+export async function listAllApiTokens(
+  db: Executor,
+  opts: { search?: string; after?: [micros: string, id: string]; limit: number; includeRevoked: boolean },
+): Promise<ApiTokenListing[]> {
+  const where: SQL[] = [];
+  if (!opts.includeRevoked) where.push(isNull(apiTokens.revokedAt));
+  if (opts.search) where.push(sql`(${apiTokens.name} ilike ${likeText(opts.search)} or ${tenants.name} ilike ${likeText(opts.search)})`);
+  // The key is compared as the database keeps it (microseconds), never through a JavaScript Date (milliseconds).
+  if (opts.after)
+    where.push(
+      sql`(${apiTokens.createdAt}, ${apiTokens.id}) < (timestamptz 'epoch' + ${opts.after[0]}::bigint * interval '1 microsecond', ${opts.after[1]}::uuid)`,
+    );
+  const rows = await db
+    .select({
+      token: apiTokens,
+      tenantName: tenants.name,
+      // A service moved to another tenant or deleted is no longer within the token's reach: left out.
+      serviceNames: sql<string[] | null>`case when ${apiTokens.serviceIds} is null then null else coalesce((
+        select json_agg(s.name order by s.name) from ${services} s
+        where s.tenant_id = ${apiTokens.tenantId} and s.id in (select (jsonb_array_elements_text(${apiTokens.serviceIds}))::uuid)
+      ), '[]'::json) end`,
+      createdKey: sql<string>`(extract(epoch from ${apiTokens.createdAt}) * 1000000)::bigint::text`,
+    })
+    .from(apiTokens)
+    .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
+    .where(where.length ? and(...where) : undefined)
+    .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id))
+    .limit(opts.limit);
+  return rows.map((r) => ({ ...r.token, tenantName: r.tenantName, serviceNames: r.serviceNames, createdKey: r.createdKey }));
 }
 
 /** Revokes a token of the tenant (null: any tenant's); answers the token, undefined when there is none. */

@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { apiTokenViewSchema, createApiTokenSchema, INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import { adminApiTokenViewSchema, apiTokenViewSchema, createApiTokenSchema, INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import { API_TOKEN_LIST_CAP, apiTokenPageQuerySchema, encodeCursor, isPaged, USER_PAGE_DEFAULT, USER_PAGE_MAX } from '../../../common/schemas/paging';
 import type { RouteDoc } from '../../openapi';
 import { idParamSchema } from '../../../common/schemas/users';
 import { newApiTokenSecret } from '../../auth/apiTokens';
 import { writeAudit } from '../../commands/audit';
-import { countTenantServices, insertApiToken, listApiTokens, revokeApiToken } from '../../db/queries/integrations';
+import { countTenantServices, insertApiToken, listAllApiTokens, listApiTokens, revokeApiToken } from '../../db/queries/integrations';
 import { invalid, notFound } from '../../errors';
 import { requireActor, scope } from '../../plugins/context';
 import { requireIntegrationManager, requirePlatform } from '../../policies';
-import { presentApiToken } from '../../presenters/integrations';
+import { presentAdminApiToken, presentApiToken } from '../../presenters/integrations';
 import { parse } from '../../validation';
 
 const M = INTEGRATION_MESSAGES;
@@ -98,12 +99,31 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
   // The Super Admin Panel: every tenant's tokens, across tenants.
   const cross = (doc: RouteDoc) => ({ config: { tenant: false, doc } });
 
+  const adminTokens = z.object({ tokens: z.array(adminApiTokenViewSchema), next_after: z.string().nullable().optional() });
   app.get(
     '/admin/api-tokens',
-    cross({ summary: "Every tenant's API tokens (super admin)", capability: 'platform.manage', tags, responses: { 200: tokens } }),
+    cross({
+      summary: "Every tenant's API tokens, newest first (super admin)",
+      description:
+        "Paged as the other lists (docs/decisions/0114-paged-lists.md): `search` (the token's or the tenant's name), `limit` " +
+        `(default ${USER_PAGE_DEFAULT}, at most ${USER_PAGE_MAX}) or \`after\` answer one page and \`next_after\` (null on the last); ` +
+        `without them, the newest ${API_TOKEN_LIST_CAP}. Revoked tokens only with \`includeRevoked=true\`.`,
+      capability: 'platform.manage',
+      tags,
+      query: apiTokenPageQuerySchema,
+      responses: { 200: adminTokens },
+    }),
     async (req) => {
       requirePlatform(requireActor(req));
-      return { tokens: (await listApiTokens(db(), null)).map(presentApiToken) };
+      const query = parse(apiTokenPageQuerySchema, req.query);
+      if (!isPaged(query))
+        return { tokens: (await listAllApiTokens(db(), { includeRevoked: query.includeRevoked, limit: API_TOKEN_LIST_CAP })).map(presentAdminApiToken) };
+      // One row more than asked tells whether a next page exists.
+      const limit = query.limit ?? USER_PAGE_DEFAULT;
+      const rows = await listAllApiTokens(db(), { ...query, limit: limit + 1 });
+      const shown = rows.slice(0, limit);
+      const last = shown.at(-1);
+      return { tokens: shown.map(presentAdminApiToken), next_after: rows.length > limit && last ? encodeCursor([last.createdKey, last.id]) : null };
     },
   );
 

@@ -30,8 +30,9 @@ import { TenantSelect } from './components/TenantSelect';
 import { TenantManagement } from './components/TenantManagement';
 import { UserManagement, type GroupFilter } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';
+import { ApiTokenManagement } from './components/ApiTokenManagement';
 
-/** The super admin panel (spec section 2): tenants, users across tenants, impersonation. */
+/** The super admin panel (spec section 2): tenants, users across tenants, impersonation, every tenant's API tokens. */
 export default function SuperAdminPage() {
   const { user, establish } = useSession();
   const [showArchived, setShowArchived] = useState(false);
@@ -151,6 +152,7 @@ export default function SuperAdminPage() {
           onImpersonate={setImpersonating}
           onDelete={setDeletingUser}
         />
+        <ApiTokenManagement />
         <AdminAuditLog />
       </Stack>
 

@@ -36,13 +36,14 @@ import { useServices } from '../../api/services';
 import { CatalogModal } from '../../components/CatalogModal';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ModalForm } from '../../components/ModalForm';
+import { ApiTokenCells, apiTokenHeadings, when } from '../../components/ApiTokenCells';
+import { RevokeApiTokenDialog } from '../../components/RevokeApiTokenDialog';
 import { notifySuccess } from '../../lib/notify';
-import { ROLE_OPTIONS, roleLabel } from '../../lib/roles';
+import { ROLE_OPTIONS } from '../../lib/roles';
 import { useSchemaForm } from '../../lib/schemaForm';
 import { useSubmit } from '../../lib/useSubmit';
 
 const M = INTEGRATION_MESSAGES;
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** A secret shown once, with a button to copy it. */
 function SecretModal({ title, secret, note, onClose }: { title: string; secret: string | null; note: string; onClose: () => void }) {
@@ -134,6 +135,8 @@ function CreateTokenModal({ opened, onClose, onCreated }: { opened: boolean; onC
   );
 }
 
+const TOKEN_HEADINGS = apiTokenHeadings(false);
+
 function ApiTokensPanel() {
   const tokens = useApiTokens();
   const revoke = useRevokeApiToken();
@@ -141,7 +144,6 @@ function ApiTokensPanel() {
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
   const serviceName = new Map((services.data?.services ?? []).map((s) => [s.id, s.name]));
   const rows = tokens.data ?? [];
 
@@ -156,42 +158,21 @@ function ApiTokensPanel() {
       <Text c="dimmed" size="sm" mb="sm">
         Integrations call the API with a token: <code>Authorization: Bearer &lt;secret&gt;</code>. See the API reference at <a href="/api/docs">/api/docs</a>.
       </Text>
-      {tokens.isError ? <Alert color="red">{messageOf(tokens.error, 'Failed to load API tokens')}</Alert> : null}
+      {tokens.isError ? <Alert color="red">{messageOf(tokens.error, M.failedLoadTokens)}</Alert> : null}
       {rows.length > 0 ? (
         <Table.ScrollContainer minWidth={640}>
           <Table striped aria-label="API tokens">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Services</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Expires</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
+                {TOKEN_HEADINGS.map((h) => (
+                  <Table.Th key={h}>{h === 'Actions' ? <VisuallyHidden>{h}</VisuallyHidden> : h}</Table.Th>
+                ))}
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {rows.map((t) => (
                 <Table.Tr key={t.id}>
-                  <Table.Td>
-                    {t.name}
-                    <Text size="xs" c="dimmed" ff="monospace">
-                      {t.hint}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{roleLabel(t.role)}</Table.Td>
-                  <Table.Td>{t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id).join(', ') : 'All services'}</Table.Td>
-                  <Table.Td>{when(t.created_at)}</Table.Td>
-                  <Table.Td>{t.last_used_at ? when(t.last_used_at) : 'Never'}</Table.Td>
-                  <Table.Td>{t.expires_at ? when(t.expires_at) : 'Never'}</Table.Td>
-                  <Table.Td>
-                    <Button size="xs" color="red" variant="light" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
-                      Revoke
-                    </Button>
-                  </Table.Td>
+                  <ApiTokenCells token={t} services={t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id) : null} onRevoke={setRevoking} />
                 </Table.Tr>
               ))}
             </Table.Tbody>
@@ -202,27 +183,7 @@ function ApiTokensPanel() {
 
       <CreateTokenModal opened={creating} onClose={() => setCreating(false)} onCreated={setSecret} />
       <SecretModal title="API token created" secret={secret} note={M.tokenCreated} onClose={() => setSecret(null)} />
-      <ConfirmDialog
-        opened={revoking !== null}
-        title="Revoke API token"
-        message={`Revoke ${revoking?.name ?? ''}? Every call made with it is refused from now on. This cannot be undone.`}
-        confirmLabel="Revoke"
-        error={revokeError}
-        busy={revoke.isPending}
-        onClose={() => {
-          setRevoking(null);
-          setRevokeError(null);
-        }}
-        onConfirm={() => {
-          revoke.mutate(revoking!.id, {
-            onSuccess: () => {
-              setRevoking(null);
-              notifySuccess(M.tokenRevoked);
-            },
-            onError: (err) => setRevokeError(messageOf(err, 'Failed to revoke the API token')),
-          });
-        }}
-      />
+      <RevokeApiTokenDialog token={revoking} revoke={revoke} onClose={() => setRevoking(null)} />
     </Paper>
   );
 }
