@@ -1,13 +1,12 @@
-import { Alert, Group, Paper, Switch, Text, TextInput, Title } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { Alert, Group, Paper, Switch, Text, Title } from '@mantine/core';
 import { useCallback, useMemo, useState } from 'react';
-import { SEARCH_DEBOUNCE_MS } from '../../../../common/limits';
 import { INTEGRATION_MESSAGES } from '../../../../common/schemas/integrations';
 import { messageOf } from '../../../api/client';
 import { useAdminApiTokenPages, useAdminRevokeApiToken, type AdminApiToken } from '../../../api/integrations';
 import { ApiTokenCells, apiTokenHeadings } from '../../../components/ApiTokenCells';
 import { PagedTable } from '../../../components/PagedTable';
 import { RevokeApiTokenDialog } from '../../../components/RevokeApiTokenDialog';
+import { SearchInput } from '../../../components/SearchInput';
 
 const HEADINGS = apiTokenHeadings(true);
 const keyOf = (t: AdminApiToken) => t.id;
@@ -18,8 +17,7 @@ const keyOf = (t: AdminApiToken) => t.id;
  * any of them can be revoked after a confirmation.
  */
 export function ApiTokenManagement() {
-  const [search, setSearch] = useState('');
-  const [query] = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
+  const [query, setQuery] = useState('');
   const [showRevoked, setShowRevoked] = useState(false);
   const pages = useAdminApiTokenPages(query, showRevoked);
   const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.tokens) ?? [], [pages.data]);
@@ -41,13 +39,7 @@ export function ApiTokenManagement() {
         <Switch label="Show Revoked Tokens" checked={showRevoked} onChange={(e) => setShowRevoked(e.currentTarget.checked)} />
       </Group>
       <Group mb="md" wrap="wrap">
-        <TextInput
-          label="Search API tokens"
-          placeholder="Search by token or tenant name"
-          value={search}
-          onChange={(e) => setSearch(e.currentTarget.value)}
-          miw={260}
-        />
+        <SearchInput label="Search API tokens" placeholder="Search by token or tenant name" onSearch={setQuery} miw={260} />
       </Group>
       {pages.isError ? (
         <Alert color="red" mb="md">
