@@ -5,8 +5,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { createAspect, createCategory, createService, createWorld, type World } from '../../test/factories';
-import { auditLog, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { createAspect, createCategory, createService, createTenant, createWorld, type World } from '../../test/factories';
+import { auditLog, services, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { refuseAddress, refuseUrl } from '../../integrations/targets';
 import { sendWebhook } from '../../integrations/send';
 
@@ -216,6 +216,45 @@ describe('deliveries', () => {
     expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
     expect(verified(secret, received[1]!).type).toBe('service.archived');
     expect((await call(t.app, 'POST', `/api/webhooks/${webhook.id}/deliveries/${entry.id}/retry`, { token: w.tokens.reader, body: {} })).statusCode).toBe(403);
+    await remove(webhook.id);
+  });
+
+  it('tells publishing and unpublishing as their own events, never as a details update', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.published', 'service.unpublished', 'service.updated']);
+    const detailsOnly = await register(['service.updated']);
+    for (const action of ['publish', 'publish', 'unpublish']) {
+      expect((await call(t.app, 'PATCH', `/api/services/${service.id}/${action}`, { token: w.tokens.admin, body: {} })).statusCode).toBe(200);
+    }
+    await t.app.webhooks.drain();
+    const events = received.map((r) => verified(secret, r));
+    // Publishing what is already published changes nothing and tells nothing.
+    expect(events.map((e) => [e.type, e.data.service_id])).toEqual([
+      ['service.published', service.id],
+      ['service.unpublished', service.id],
+    ]);
+    expect(events[0]!.data.version).toBeLessThan(events[1]!.data.version as number);
+    // The content is read when sending: the service as it is now, unpublished.
+    expect(events[1]!.data.service).toMatchObject({ id: service.id, published: false });
+    expect(await deliveriesOf(detailsOnly.webhook.id)).toHaveLength(0);
+    await remove(webhook.id);
+    await remove(detailsOnly.webhook.id);
+  });
+
+  it('tells each kind of change of one statement, and a move of a published service unpublishes it where it was', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.published', 'service.unpublished', 'service.updated', 'service.moved']);
+    await t.db.update(services).set({ published: true, name: 'Renamed while published' }).where(eq(services.id, service.id));
+    await t.app.webhooks.drain();
+    expect(received.map((r) => verified(secret, r).type).sort()).toEqual(['service.published', 'service.updated']);
+    received = [];
+    const target = await createTenant(t.db);
+    const moved = await call(t.app, 'PATCH', `/api/services/${service.id}/move-tenant`, { token: w.tokens.superAdmin, body: { targetTenantId: target.id } });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await t.app.webhooks.drain();
+    const events = received.map((r) => verified(secret, r));
+    expect(events.map((e) => e.type).sort()).toEqual(['service.moved', 'service.unpublished']);
+    expect(events.find((e) => e.type === 'service.unpublished')!.data).toMatchObject({ service_id: service.id });
     await remove(webhook.id);
   });
 
