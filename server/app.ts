@@ -113,7 +113,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      if (method !== 'HEAD') registeredRoutes.push({ method, url: route.url, config: (route.config ?? {}) as RegisteredRoute['config'] });
+      // The route's own config object: a later onRoute hook of a plugin's scope may still add to it.
+      if (method !== 'HEAD') registeredRoutes.push({ method, url: route.url, config: (route.config ??= {}) as RegisteredRoute['config'] });
     }
   });
   app.decorate('registeredRoutes', registeredRoutes);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RegisteredRoute } from './app';
+import { API_REFERENCE_PATH, PLAIN_REFERENCE_PATH, apiReferenceRoutes } from './apiReference';
 
 /**
  * The OpenAPI 3.1 document (docs/decisions/0133-openapi.md), built from the routes the app
@@ -63,7 +64,7 @@ function pathOf(url: string): { path: string; params: string[] } {
 export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: { events: readonly string[] }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    if (!route.url.startsWith('/api/') || route.url === '/api/openapi.json' || route.url === '/api/docs') continue;
+    if (!route.url.startsWith('/api/') || route.url === '/api/openapi.json' || isReferencePage(route.url)) continue;
     const doc = route.config.doc;
     const { path, params } = pathOf(route.url);
     const method = route.method.toLowerCase();
@@ -138,6 +139,9 @@ export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number,
   return result.success ? null : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
 }
 
+/** The reference pages and the files they load are no API operations. */
+export const isReferencePage = (url: string) => url === API_REFERENCE_PATH || url.startsWith(`${API_REFERENCE_PATH}/`);
+
 /** A reference page with no script: every operation, who may call it, and its shapes (the JSON is at /api/openapi.json). */
 function referencePage(document: ReturnType<typeof buildOpenApiDocument>): string {
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
@@ -161,5 +165,6 @@ export async function openApiRoutes(app: FastifyInstance, events: readonly strin
   let document: ReturnType<typeof buildOpenApiDocument> | undefined;
   const get = () => (document ??= buildOpenApiDocument(app.registeredRoutes, { events }));
   app.get('/api/openapi.json', { config: { public: true } }, async () => get());
-  app.get('/api/docs', { config: { public: true } }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(referencePage(get())));
+  app.get(PLAIN_REFERENCE_PATH, { config: { public: true } }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(referencePage(get())));
+  await apiReferenceRoutes(app);
 }

@@ -5,8 +5,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { createAspect, createCategory, createService, createWorld, type World } from '../../test/factories';
-import { auditLog, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { createAspect, createCategory, createService, createTenant, createWorld, setAvailability, type World } from '../../test/factories';
+import { auditLog, services, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { refuseAddress, refuseUrl } from '../../integrations/targets';
 import { sendWebhook } from '../../integrations/send';
 
@@ -173,6 +173,45 @@ describe('deliveries', () => {
     await remove(editor.webhook.id);
   });
 
+  it('tells a cell set, changed and cleared, and a batch of cells as one event per service, with the cells and their versions', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const category = await createCategory(t.db, w.tenant.id, service.id);
+    const aspect = await createAspect(t.db, w.tenant.id, service.id, category.id, { isPublic: true });
+    const other = await createAspect(t.db, w.tenant.id, service.id, category.id, { isPublic: true });
+    const { webhook, secret } = await register(['availability.changed', 'service.updated']);
+    for (const value of ['Beta', 'Live', '']) {
+      const res = await call(t.app, 'POST', '/api/availabilities', { token: w.tokens.editor, body: { aspectId: aspect.id, timeBucket: '2031-Q2', value } });
+      expect(res.statusCode, res.body).toBe(200);
+      await t.app.webhooks.drain();
+    }
+    const batch = await call(t.app, 'POST', '/api/availabilities/batch', {
+      token: w.tokens.editor,
+      body: {
+        serviceId: service.id,
+        cells: [
+          { aspectId: aspect.id, timeBucket: '2031-Q3', value: 'GA' },
+          { aspectId: other.id, timeBucket: '2031-Q3', value: 'GA' },
+        ],
+      },
+    });
+    expect(batch.statusCode, batch.body).toBeLessThan(300);
+    await t.app.webhooks.drain();
+    const events = received.map((r) => verified(secret, r));
+    // The service's version goes up with each write: not a change of its details.
+    expect(events.map((e) => e.type)).toEqual(['availability.changed', 'availability.changed', 'availability.changed', 'availability.changed']);
+    const cells = events.map((e) =>
+      (e.data.cells as Record<string, unknown>[]).map(({ aspect_id, time_bucket, version, deleted }) => ({ aspect_id, time_bucket, version, deleted })),
+    );
+    expect(cells.slice(0, 3)).toEqual([
+      [{ aspect_id: aspect.id, time_bucket: '2031-Q2', version: 1, deleted: false }],
+      [{ aspect_id: aspect.id, time_bucket: '2031-Q2', version: 2, deleted: false }],
+      [{ aspect_id: aspect.id, time_bucket: '2031-Q2', version: null, deleted: true }],
+    ]);
+    expect(cells[3]!.map((c) => c.aspect_id).sort()).toEqual([aspect.id, other.id].sort());
+    expect(events[3]!.data).toMatchObject({ service_id: service.id, count: 2 });
+    await remove(webhook.id);
+  });
+
   it('retries a failed delivery with backoff, and keeps later events of the service waiting in order', async () => {
     const service = await createService(t.db, w.tenant.id);
     const { webhook, secret } = await register(['service.updated']);
@@ -216,6 +255,62 @@ describe('deliveries', () => {
     expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
     expect(verified(secret, received[1]!).type).toBe('service.archived');
     expect((await call(t.app, 'POST', `/api/webhooks/${webhook.id}/deliveries/${entry.id}/retry`, { token: w.tokens.reader, body: {} })).statusCode).toBe(403);
+    await remove(webhook.id);
+  });
+
+  it('tells publishing and unpublishing as their own events, never as a details update', async () => {
+    const { webhook, secret } = await register(['service.created', 'service.published', 'service.unpublished', 'service.updated']);
+    const detailsOnly = await register(['service.updated']);
+    const created = await call(t.app, 'POST', '/api/services', {
+      token: w.tokens.admin,
+      body: { name: 'Published later', slug: `published-later-${Date.now()}` },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const service = created.json().service as { id: string };
+    for (const action of ['publish', 'publish', 'unpublish']) {
+      expect((await call(t.app, 'PATCH', `/api/services/${service.id}/${action}`, { token: w.tokens.admin, body: {} })).statusCode).toBe(200);
+    }
+    await t.app.webhooks.drain();
+    const events = received.map((r) => verified(secret, r));
+    // Publishing what is already published changes nothing and tells nothing.
+    expect(events.map((e) => [e.type, e.data.service_id])).toEqual([
+      ['service.created', service.id],
+      ['service.published', service.id],
+      ['service.unpublished', service.id],
+    ]);
+    expect(events[1]!.data.version).toBeLessThan(events[2]!.data.version as number);
+    // The content is read when sending: the service as it is now, unpublished.
+    expect(events[2]!.data.service).toMatchObject({ id: service.id, published: false });
+    expect(await deliveriesOf(detailsOnly.webhook.id)).toHaveLength(0);
+    await remove(webhook.id);
+    await remove(detailsOnly.webhook.id);
+  });
+
+  it('tells each kind of change of one statement, and a move of a published service unpublishes it where it was', async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const category = await createCategory(t.db, w.tenant.id, service.id);
+    const aspect = await createAspect(t.db, w.tenant.id, service.id, category.id);
+    await setAvailability(t.db, w.tenant.id, service.id, aspect.id, '2031-Q1', 'Moves along');
+    const { webhook, secret } = await register([
+      'service.published',
+      'service.unpublished',
+      'service.updated',
+      'service.moved',
+      'availability.changed',
+      'catalog.changed',
+    ]);
+    await t.db.update(services).set({ published: true, name: 'Renamed while published' }).where(eq(services.id, service.id));
+    await t.app.webhooks.drain();
+    expect(received.map((r) => verified(secret, r).type).sort()).toEqual(['service.published', 'service.updated']);
+    received = [];
+    const target = await createTenant(t.db);
+    const moved = await call(t.app, 'PATCH', `/api/services/${service.id}/move-tenant`, { token: w.tokens.superAdmin, body: { targetTenantId: target.id } });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await t.app.webhooks.drain();
+    const events = received.map((r) => verified(secret, r));
+    // The catalog and the cells that went with the service are told as the move only.
+    expect(events.map((e) => e.type).sort()).toEqual(['service.moved', 'service.unpublished']);
+    expect(events.find((e) => e.type === 'service.unpublished')!.data).toMatchObject({ service_id: service.id });
     await remove(webhook.id);
   });
 
