@@ -65,11 +65,13 @@ describe('the OpenAPI document', () => {
 
   it('catches an error the route does not document, or one unlike the error shape', () => {
     const doc = { summary: 's', capability: 'c', responses: { 204: null }, errors: { 409: 'A conflict' } };
-    const error = (status: number, body: unknown, isPublic = false) => checkDocumentedAnswer(doc, status, { body: JSON.stringify(body), public: isPublic });
+    const error = (status: number, body: unknown, isPublic = false) =>
+      checkDocumentedAnswer(doc, status, { body: JSON.stringify(body), public: isPublic, method: 'GET' });
     expect(error(404, { error: 'Not found', code: 'not_found' })).toBeNull();
     expect(error(409, { error: 'Taken', code: 'conflict' })).toBeNull();
     expect(error(404, {})).toMatch(/error/);
     expect(error(413, { error: 'Too large', code: 'too_large' })).toMatch(/status 413/);
+    expect(checkDocumentedAnswer(doc, 413, { body: JSON.stringify({ error: 'Too large', code: 'too_large' }), method: 'POST' })).toBeNull();
     expect(error(401, { error: 'Sign in', code: 'unauthenticated' }, true)).toMatch(/status 401/);
     expect(error(500, { oops: true })).toBeNull();
   });

@@ -57,20 +57,21 @@ const ERRORS: Record<number, string> = {
   503: 'The database is not answering; retry after the Retry-After header',
 };
 
-/** The errors of any route that takes a body, answered before the route runs. */
+/** The errors of a request with a body (any method but GET and HEAD), answered before the route runs. */
 const BODY_ERRORS: Record<number, string> = {
   413: 'The request body is too large',
   415: 'Unsupported content type',
 };
 
 /** The errors a route documents: the common ones and its own, each with the schema of its body (null: the common Error). */
-function errorsOf(doc: RouteDoc, isPublic: boolean): Map<number, { description: string; schema: z.ZodType | null }> {
+function errorsOf(doc: RouteDoc, route: { method?: string; public?: boolean }): Map<number, { description: string; schema: z.ZodType | null }> {
   const errors = new Map<number, { description: string; schema: z.ZodType | null }>();
   for (const [status, description] of Object.entries(ERRORS)) {
-    if (isPublic && (status === '401' || status === '403')) continue;
+    if (route.public && (status === '401' || status === '403')) continue;
     errors.set(Number(status), { description, schema: null });
   }
-  if (doc.body) for (const [status, description] of Object.entries(BODY_ERRORS)) errors.set(Number(status), { description, schema: null });
+  if (route.method !== 'GET' && route.method !== 'HEAD')
+    for (const [status, description] of Object.entries(BODY_ERRORS)) errors.set(Number(status), { description, schema: null });
   for (const [status, error] of Object.entries(doc.errors ?? {})) {
     errors.set(Number(status), typeof error === 'string' ? { description: error, schema: null } : error);
   }
@@ -123,8 +124,9 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
     const { path, params } = pathOf(route.url);
     const method = route.method.toLowerCase();
     const responses: Record<string, unknown> = {};
-    for (const [status, answer] of Object.entries(doc?.responses ?? ({ 200: null } as Record<number, RouteAnswer>))) responses[status] = responseOf(status, answer);
-    for (const [status, error] of errorsOf(doc ?? { summary: '', capability: '', responses: {} }, Boolean(route.config.public))) {
+    for (const [status, answer] of Object.entries(doc?.responses ?? ({ 200: null } as Record<number, RouteAnswer>)))
+      responses[status] = responseOf(status, answer);
+    for (const [status, error] of errorsOf(doc ?? { summary: '', capability: '', responses: {} }, { method: route.method, public: route.config.public })) {
       const schema = error.schema ? outputSchema(error.schema) : { $ref: '#/components/schemas/Error' };
       responses[status] = { description: error.description, content: { 'application/json': { schema } } };
     }
@@ -202,6 +204,8 @@ export interface AnswerSeen {
   contentType?: string;
   /** The route takes no token (config.public). */
   public?: boolean;
+  /** The request's method: any but GET and HEAD may carry a body, and so answer 413 and 415. */
+  method?: string;
 }
 
 /**
@@ -213,7 +217,7 @@ export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number,
   if (!doc || status >= 500) return null;
   const media = seen.contentType?.split(';')[0]!.trim().toLowerCase();
   if (status >= 400) {
-    const error = errorsOf(doc, Boolean(seen.public)).get(status);
+    const error = errorsOf(doc, seen).get(status);
     if (!error) return `status ${status} is not among the route's documented errors`;
     return seen.body === undefined ? null : checkBody(error.schema ?? apiErrorSchema, seen.body);
   }

@@ -41,7 +41,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     const json = Buffer.isBuffer(payload) && type?.startsWith('application/json') && !reply.getHeader('content-encoding');
     const body = typeof payload === 'string' ? payload : json ? (payload as Buffer).toString('utf8') : undefined;
     const config = req.routeOptions.config;
-    const problem = checkDocumentedAnswer(config?.doc, reply.statusCode, { body, contentType: type, public: Boolean(config?.public) });
+    const problem = checkDocumentedAnswer(config?.doc, reply.statusCode, { body, contentType: type, public: Boolean(config?.public), method: req.method });
     if (problem) reply.header(DOC_MISMATCH, problem.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000));
     return payload;
   });
