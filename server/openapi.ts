@@ -40,6 +40,16 @@ export interface OtherAnswer {
   headers?: Record<string, string>;
 }
 
+/**
+ * The route options of a family's documented routes: `documented('Services')(summary, capability,
+ * responses, extra)` gives `{ config: { doc } }`, with `config` (such as `tenant: false`) added.
+ */
+export function documented(tag: string, config: { public?: true; tenant?: false } = {}) {
+  return (summary: string, capability: string, responses: RouteDoc['responses'], extra: Partial<RouteDoc> = {}) => ({
+    config: { ...config, doc: { summary, capability, tags: [tag], responses, ...extra } },
+  });
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's OpenAPI description (server/openapi.ts). */

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { unavailable } from '../../errors';
-import type { RouteDoc } from '../../openapi';
+import { documented } from '../../openapi';
 
 const database = z.enum(['pglite', 'postgres']).describe('The database in use: embedded or PostgreSQL');
-const doc = (summary: string, answer: z.ZodType, errors: string): { config: { public: true; doc: RouteDoc } } => ({
-  config: { public: true, doc: { summary, capability: 'public', tags: ['Health'], responses: { 200: answer }, errors: { 503: errors } } },
-});
+const health = documented('Health', { public: true });
+/** A health check: its answer, and what its 503 means. */
+const doc = (summary: string, answer: z.ZodType, down: string) => health(summary, 'public', { 200: answer }, { errors: { 503: down } });
 
 export default async function healthRoutes(app: FastifyInstance) {
   let closing = false;
