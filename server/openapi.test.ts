@@ -56,9 +56,46 @@ describe('the OpenAPI document', () => {
 
   it('catches an answer unlike its documented schema (the check every API test runs through call())', () => {
     const doc = { summary: 's', capability: 'c', responses: { 200: z.object({ id: z.uuid() }) } };
-    expect(checkDocumentedAnswer(doc, 200, JSON.stringify({ id: 'not-a-uuid' }))).toMatch(/id/);
-    expect(checkDocumentedAnswer(doc, 200, JSON.stringify({ id: '00000000-0000-4000-8000-000000000000' }))).toBeNull();
-    expect(checkDocumentedAnswer(doc, 404, '{}')).toBeNull();
+    const json = 'application/json; charset=utf-8';
+    expect(checkDocumentedAnswer(doc, 200, { body: JSON.stringify({ id: 'not-a-uuid' }), contentType: json })).toMatch(/id/);
+    expect(checkDocumentedAnswer(doc, 200, { body: JSON.stringify({ id: '00000000-0000-4000-8000-000000000000' }), contentType: json })).toBeNull();
+    expect(checkDocumentedAnswer(doc, 200, { body: 'id\n1', contentType: 'text/csv' })).toMatch(/text\/csv/);
+    expect(checkDocumentedAnswer(doc, 201, { body: '{}', contentType: json })).toMatch(/status 201/);
+  });
+
+  it('catches an error the route does not document, or one unlike the error shape', () => {
+    const doc = { summary: 's', capability: 'c', responses: { 204: null }, errors: { 409: 'A conflict' } };
+    const error = (status: number, body: unknown, isPublic = false) =>
+      checkDocumentedAnswer(doc, status, { body: JSON.stringify(body), public: isPublic, method: 'GET' });
+    expect(error(404, { error: 'Not found', code: 'not_found' })).toBeNull();
+    expect(error(409, { error: 'Taken', code: 'conflict' })).toBeNull();
+    expect(error(404, {})).toMatch(/error/);
+    expect(error(413, { error: 'Too large', code: 'too_large' })).toMatch(/status 413/);
+    expect(checkDocumentedAnswer(doc, 413, { body: JSON.stringify({ error: 'Too large', code: 'too_large' }), method: 'POST' })).toBeNull();
+    expect(error(401, { error: 'Sign in', code: 'unauthenticated' }, true)).toMatch(/status 401/);
+    expect(error(500, { oops: true })).toBeNull();
+  });
+
+  it('documents files, streams and redirects by media type, and an error with fields of its own by its schema', async () => {
+    const csv = { summary: 's', capability: 'c', responses: { 200: { description: 'A CSV file', content: { 'text/csv': null } } } };
+    expect(checkDocumentedAnswer(csv, 200, { body: 'a,b', contentType: 'text/csv; charset=utf-8' })).toBeNull();
+    expect(checkDocumentedAnswer(csv, 200, { body: '{}', contentType: 'application/json' })).toMatch(/text\/csv/);
+    const conflict = {
+      summary: 's',
+      capability: 'c',
+      responses: { 204: null },
+      errors: { 409: { description: 'Changed', schema: z.object({ error: z.string(), current: z.string() }) } },
+    };
+    expect(checkDocumentedAnswer(conflict, 409, { body: JSON.stringify({ error: 'Changed', code: 'conflict' }) })).toMatch(/current/);
+    const doc = (await call(t.app, 'GET', '/api/openapi.json')).json();
+    const download = doc.paths['/api/export/service/{id}/csv'].get.responses['200'];
+    expect(Object.keys(download.content)).toEqual(['text/csv']);
+    expect(download.headers['Content-Disposition']).toBeDefined();
+    expect(Object.keys(doc.paths['/api/events'].get.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(doc.paths['/api/auth/entra/signin'].get.responses['302'].headers.Location).toBeDefined();
+    expect(doc.paths['/api/services/import'].post.requestBody.content['multipart/form-data'].schema.properties.file).toBeDefined();
+    const edit = doc.paths['/api/aspects/{id}'].put.responses['409'].content['application/json'].schema;
+    expect(edit.properties.current).toBeDefined();
   });
 
   it('has a reference page at /api/docs/plain that loads no script', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RegisteredRoute } from './app';
 import { API_REFERENCE_PATH, PLAIN_REFERENCE_PATH, apiReferenceRoutes } from './apiReference';
+import { apiErrorSchema } from '../common/schemas/api';
 
 /**
  * The OpenAPI 3.1 document (docs/decisions/0133-openapi.md), built from the routes the app
@@ -15,10 +16,39 @@ export interface RouteDoc {
   capability: string;
   tags?: string[];
   body?: z.ZodType;
+  /** The body's media type when it is not JSON: `multipart/form-data` for an upload. */
+  bodyType?: string;
   query?: z.ZodType;
-  /** Answers by status code; 204 needs no schema. */
-  responses: Record<number, z.ZodType | null>;
+  /** Answers by status code: a JSON body's schema, null for no body (204), or an answer of other media types. */
+  responses: Record<number, RouteAnswer>;
+  /**
+   * The errors this route answers besides those every route may answer (ERRORS), by status: what
+   * they mean, with the body's schema where it carries more than `{error, code, field}`.
+   */
+  errors?: Record<number, string | { description: string; schema: z.ZodType }>;
   description?: string;
+}
+
+/** A documented answer: the schema of its JSON body, null for none, or an answer that is not (only) JSON. */
+export type RouteAnswer = z.ZodType | null | OtherAnswer;
+
+/** A file, a stream or a redirect: what it is, its media types and the headers that matter. */
+export interface OtherAnswer {
+  description: string;
+  /** Media types it comes in, each with the schema of its body where that is JSON (null: a file or a stream). */
+  content?: Record<string, z.ZodType | null>;
+  /** Headers it carries and what they hold (a redirect's Location, a download's Content-Disposition). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The route options of a family's documented routes: `documented('Services')(summary, capability,
+ * responses, extra)` gives `{ config: { doc } }`, with `config` (such as `tenant: false`) added.
+ */
+export function documented(tag: string, config: { public?: true; tenant?: false } = {}) {
+  return (summary: string, capability: string, responses: RouteDoc['responses'], extra: Partial<RouteDoc> = {}) => ({
+    config: { ...config, doc: { summary, capability, tags: [tag], responses, ...extra } },
+  });
 }
 
 declare module 'fastify' {
@@ -28,19 +58,38 @@ declare module 'fastify' {
   }
 }
 
-const errorSchema = {
-  type: 'object',
-  required: ['error', 'code'],
-  properties: { error: { type: 'string', description: 'A message for people' }, code: { type: 'string' }, field: { type: 'string' } },
+/** The errors any route may answer; a public route takes no token, so it answers no 401 or 403 of its own. */
+const ERRORS: Record<number, string> = {
+  400: 'Invalid input: `error` says what, `field` names the field',
+  401: 'No token, or an expired or revoked one',
+  403: 'The caller may not do this',
+  404: 'Not found (also a record of another tenant)',
+  429: 'Rate limited; retry after the Retry-After header',
+  503: 'The database is not answering; retry after the Retry-After header',
 };
 
-const ERRORS: Record<string, string> = {
-  '400': 'Invalid input: `error` says what, `field` names the field',
-  '401': 'No token, or an expired or revoked one',
-  '403': 'The caller may not do this',
-  '404': 'Not found (also a record of another tenant)',
-  '429': 'Rate limited; retry after the Retry-After header',
+/** The errors of a request with a body (any method but GET and HEAD), answered before the route runs. */
+const BODY_ERRORS: Record<number, string> = {
+  413: 'The request body is too large',
+  415: 'Unsupported content type',
 };
+
+/** The errors a route documents: the common ones and its own, each with the schema of its body (null: the common Error). */
+function errorsOf(doc: RouteDoc, route: { method?: string; public?: boolean }): Map<number, { description: string; schema: z.ZodType | null }> {
+  const errors = new Map<number, { description: string; schema: z.ZodType | null }>();
+  for (const [status, description] of Object.entries(ERRORS)) {
+    if (route.public && (status === '401' || status === '403')) continue;
+    errors.set(Number(status), { description, schema: null });
+  }
+  if (route.method !== 'GET' && route.method !== 'HEAD')
+    for (const [status, description] of Object.entries(BODY_ERRORS)) errors.set(Number(status), { description, schema: null });
+  for (const [status, error] of Object.entries(doc.errors ?? {})) {
+    errors.set(Number(status), typeof error === 'string' ? { description: error, schema: null } : error);
+  }
+  return new Map([...errors].sort(([a], [b]) => a - b));
+}
+
+const isZod = (answer: RouteAnswer): answer is z.ZodType => answer instanceof z.ZodType;
 
 const jsonSchema = (schema: z.ZodType) => {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -61,6 +110,23 @@ function pathOf(url: string): { path: string; params: string[] } {
   return { path, params };
 }
 
+const SUCCESS: Record<string, string> = { 200: 'Success', 201: 'Created', 204: 'Done; no body', 302: 'Redirect', 304: 'Not modified since the ETag given' };
+
+function responseOf(status: string, answer: RouteAnswer) {
+  const description = SUCCESS[status] ?? 'Success';
+  if (answer === null) return { description };
+  if (isZod(answer)) return { description, content: { 'application/json': { schema: outputSchema(answer) } } };
+  return {
+    description: answer.description,
+    ...(answer.content
+      ? { content: Object.fromEntries(Object.entries(answer.content).map(([type, schema]) => [type, schema ? { schema: outputSchema(schema) } : {}])) }
+      : {}),
+    ...(answer.headers
+      ? { headers: Object.fromEntries(Object.entries(answer.headers).map(([name, about]) => [name, { description: about, schema: { type: 'string' } }])) }
+      : {}),
+  };
+}
+
 export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: { events: readonly string[] }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -69,12 +135,11 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
     const { path, params } = pathOf(route.url);
     const method = route.method.toLowerCase();
     const responses: Record<string, unknown> = {};
-    for (const [status, schema] of Object.entries(doc?.responses ?? ({ 200: null } as Record<number, z.ZodType | null>))) {
-      responses[status] = schema ? { description: 'Success', content: { 'application/json': { schema: outputSchema(schema) } } } : { description: 'Success' };
-    }
-    for (const [status, description] of Object.entries(ERRORS)) {
-      if (route.config.public && (status === '401' || status === '403')) continue;
-      responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    for (const [status, answer] of Object.entries(doc?.responses ?? ({ 200: null } as Record<number, RouteAnswer>)))
+      responses[status] = responseOf(status, answer);
+    for (const [status, error] of errorsOf(doc ?? { summary: '', capability: '', responses: {} }, { method: route.method, public: route.config.public })) {
+      const schema = error.schema ? outputSchema(error.schema) : { $ref: '#/components/schemas/Error' };
+      responses[status] = { description: error.description, content: { 'application/json': { schema } } };
     }
     const parameters: unknown[] = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     if (!route.config.public && route.config.tenant !== false) {
@@ -87,9 +152,15 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
       });
     }
     if (doc?.query) {
-      const q = jsonSchema(doc.query) as { properties?: Record<string, unknown>; required?: string[] };
+      const q = jsonSchema(doc.query) as { properties?: Record<string, { description?: string }>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {}))
-        parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
+        parameters.push({
+          name,
+          in: 'query',
+          required: q.required?.includes(name) ?? false,
+          ...(schema.description ? { description: schema.description } : {}),
+          schema,
+        });
     }
     const capability = doc?.capability ?? (route.config.public ? 'public' : 'see the route');
     paths[path] ??= {};
@@ -101,7 +172,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
       'x-documented': Boolean(doc),
       ...(route.config.public ? { security: [] } : {}),
       parameters,
-      ...(doc?.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body) } } } } : {}),
+      ...(doc?.body ? { requestBody: { required: true, content: { [doc.bodyType ?? 'application/json']: { schema: jsonSchema(doc.body) } } } } : {}),
       responses,
     };
   }
@@ -117,7 +188,7 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token from POST /api/auth/login, or an API token (scat_...)' } },
       schemas: {
-        Error: errorSchema,
+        Error: outputSchema(apiErrorSchema),
         WebhookEvent: { type: 'string', enum: [...extra.events] },
       },
     },
@@ -125,10 +196,8 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
   };
 }
 
-/** Checks an answer against its route's documented schema; answers the problem, or null. */
-export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number, body: string): string | null {
-  const schema = doc?.responses[status];
-  if (!schema) return null;
+/** The problems of a body against its schema, or null; a body that is not JSON is one. */
+function checkBody(schema: z.ZodType, body: string): string | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
@@ -141,6 +210,45 @@ export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number,
 
 /** The reference pages and the files they load are no API operations. */
 export const isReferencePage = (url: string) => url === API_REFERENCE_PATH || url.startsWith(`${API_REFERENCE_PATH}/`);
+
+export interface AnswerSeen {
+  /** The body as text, when it is text (a file or a compressed body is not read). */
+  body?: string;
+  /** The Content-Type header sent. */
+  contentType?: string;
+  /** The route takes no token (config.public). */
+  public?: boolean;
+  /** The request's method: any but GET and HEAD may carry a body, and so answer 413 and 415. */
+  method?: string;
+}
+
+/**
+ * Checks an answer against its route's documentation: its status must be documented (a success in
+ * `responses`, an error in the common errors or the route's own), its media type too, and its body
+ * must match the schema documented for it. Answers the problem, or null; 5xx answers are not checked.
+ */
+export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number, seen: AnswerSeen): string | null {
+  if (!doc || status >= 500) return null;
+  const media = seen.contentType?.split(';')[0]!.trim().toLowerCase();
+  if (status >= 400) {
+    const error = errorsOf(doc, seen).get(status);
+    if (!error) return `status ${status} is not among the route's documented errors`;
+    return seen.body === undefined ? null : checkBody(error.schema ?? apiErrorSchema, seen.body);
+  }
+  if (!(status in doc.responses)) return `status ${status} is not among the route's documented answers`;
+  const answer = doc.responses[status]!;
+  if (answer === null) return null;
+  let schema: z.ZodType | null;
+  if (isZod(answer)) {
+    if (media && media !== 'application/json') return `the answer is ${media}, documented as application/json`;
+    schema = answer;
+  } else {
+    if (!answer.content) return null;
+    if (!media || !(media in answer.content)) return `the answer is ${media ?? 'of no media type'}, documented as ${Object.keys(answer.content).join(' or ')}`;
+    schema = answer.content[media]!;
+  }
+  return schema && seen.body !== undefined ? checkBody(schema, seen.body) : null;
+}
 
 /** A reference page with no script: every operation, who may call it, and its shapes (the JSON is at /api/openapi.json). */
 function referencePage(document: ReturnType<typeof buildOpenApiDocument>): string {

@@ -3,6 +3,7 @@ import { M } from '../messages';
 import { MAX_BATCH_CELLS, MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../limits';
 import { QUARTER_PATTERN } from '../quarters';
 import { requiredString } from './fields';
+import { apiErrorSchema } from './api';
 
 /** Messages of the catalog API that the specification leaves to the product. */
 export const CATALOG_MESSAGES = {
@@ -114,3 +115,65 @@ export type SetAvailabilitiesInput = z.infer<typeof setAvailabilitiesSchema>;
 export function expectedText(expectedValue: string | null | undefined): string | null | undefined {
   return expectedValue === undefined ? undefined : expectedValue?.trim() || null;
 }
+
+/*
+ * The answers' shapes (server/presenters/catalog.ts), as documented in the OpenAPI document and
+ * checked against real answers in the tests.
+ */
+
+/** A quarter as answers name it: 2025-Q1. */
+export const quarterLabel = z.string().regex(QUARTER_PATTERN);
+
+/** Availability texts of one aspect by quarter: {"2025-Q1": "text"}; an empty cell is absent. */
+export const availabilityMapSchema = z.record(quarterLabel, z.string());
+
+export const categoryViewSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  position: z.number().int(),
+  serviceId: z.uuid(),
+  service_id: z.uuid(),
+});
+export const categoryAnswerSchema = z.object({ category: categoryViewSchema });
+
+export const aspectViewSchema = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  description: z.string().describe('Rich text, sanitised HTML'),
+  is_public: z.boolean(),
+  category_id: z.uuid(),
+  service_id: z.uuid(),
+  position: z.number().int(),
+  version: z.number().int().describe('Send it back with an edit: a different stored version is a 409'),
+  availabilities: availabilityMapSchema.optional().describe('Over the service timeline, where the answer carries them'),
+});
+/** An aspect with its texts over the service's timeline (the catalog's lists). */
+export const aspectWithAvailabilitiesSchema = aspectViewSchema.extend({ availabilities: availabilityMapSchema });
+export const aspectAnswerSchema = z.object({ aspect: aspectViewSchema });
+
+export const availabilityViewSchema = z.object({ aspect_id: z.uuid(), time_bucket: quarterLabel, value: z.string().describe('Empty: the cell was cleared') });
+
+export const historyEntrySchema = z.object({ time_bucket: quarterLabel, value: z.string(), changed_by: z.string(), changed_at: z.iso.datetime() });
+/** GET /api/availabilities/aspect/{id}/history: newest first. */
+export const historyPageSchema = z.object({
+  history: z.array(historyEntrySchema),
+  next_before: z.number().int().nullable().describe('The cursor of the next (older) page (`before`), null when this page is not full'),
+});
+
+/** POST /api/availabilities/batch. */
+export const availabilityBatchAnswerSchema = z.object({
+  changed: z.number().int().describe('Cells whose text changed'),
+  unchanged: z.number().int().describe('Cells that already held their text'),
+  availabilities: z.array(availabilityViewSchema).describe('The cells written'),
+});
+
+/** A 409 of an aspect's edit: the aspect as stored now, when someone else saved first. */
+export const aspectConflictSchema = apiErrorSchema.extend({ current: aspectViewSchema.optional().describe('The stored aspect, when it changed') });
+/** A 409 of one cell's write: its stored text, when someone else saved first. */
+export const availabilityConflictSchema = apiErrorSchema.extend({
+  current: z.string().nullable().optional().describe('The stored text (null: empty), when it changed'),
+});
+/** A 409 of a batch: every cell whose stored text is not the one its write started from. */
+export const batchConflictSchema = apiErrorSchema.extend({
+  conflicts: z.array(z.object({ aspect_id: z.uuid(), time_bucket: quarterLabel, current: z.string().nullable() })).optional(),
+});

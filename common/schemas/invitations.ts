@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { isoDateTime } from './api';
+
 /** Messages and texts of tenant invitations (docs/decisions/0110-user-creation-without-enumeration.md). */
 export const INVITATION_MESSAGES = {
   notFound: 'Invitation not found',
@@ -11,9 +14,10 @@ export function invitationNotice(inviterName: string | null, tenantName: string)
 }
 
 /** An invitation as its invitee receives it (GET /auth/me, POST /auth/login). */
-export interface ReceivedInvitation {
-  id: string;
-  tenant_name: string;
-  invited_by_name: string | null;
-  created_at: string;
-}
+export const receivedInvitationSchema = z.object({
+  id: z.uuid(),
+  tenant_name: z.string(),
+  invited_by_name: z.string().nullable(),
+  created_at: isoDateTime,
+});
+export type ReceivedInvitation = z.infer<typeof receivedInvitationSchema>;

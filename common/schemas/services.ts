@@ -4,6 +4,10 @@ import { ICON_MAX_BYTES, MAX_RICH_TEXT_LENGTH, MAX_SLUG_LENGTH, MAX_TEXT_LENGTH,
 import { SLUG_PATTERN } from '../slug';
 import { compareQuarters, isQuarter, QUARTER_PATTERN } from '../quarters';
 import { acceptSnakeCase, optionalText, requiredString } from './fields';
+import { isoDateTime } from './api';
+import { aspectWithAvailabilitiesSchema, categoryViewSchema, quarterLabel } from './catalog';
+import { actorRoleViewSchema, assignmentViewSchema, quickTemplateViewSchema, tenantUserBriefSchema } from './settings';
+import { servicePermissionsSchema } from '../permissions';
 
 /** Longest icon data URL worth decoding (four times the limit); the server then checks the decoded size. */
 const ICON_MAX_DATA_URL_LENGTH = Math.ceil((ICON_MAX_BYTES * 4 * 4) / 3) + 100;
@@ -70,3 +74,76 @@ export const updateServiceSchema = acceptSnakeCase(
 export type UpdateServiceInput = z.infer<typeof updateServiceSchema>;
 
 export const MAX_TIMELINE = MAX_TIMELINE_QUARTERS;
+
+/*
+ * The answers' shapes (server/presenters/services.ts), as documented in the OpenAPI document and
+ * checked against real answers in the tests.
+ */
+
+export const serviceViewSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  slug: z.string().describe('Never changes'),
+  description: z.string().describe('Rich text, sanitised HTML'),
+  service_owner: z.string(),
+  subscription_model: z.string(),
+  icon_url: z.string().nullable().describe('The icon as a data URL'),
+  archived: z.boolean(),
+  published: z.boolean().describe('Its public page is on'),
+  tenant_id: z.uuid(),
+  timeline: z.array(quarterLabel).describe('Contiguous, ordered quarters'),
+  version: z.number().int().describe('Goes up with every change to the service or its content'),
+  last_updated: isoDateTime,
+  created_at: isoDateTime,
+});
+export const serviceAnswerSchema = z.object({ service: serviceViewSchema });
+
+/** GET /api/services: the services and what the caller may do on each (`default`, raised by assignments in `services`). */
+export const serviceListSchema = z.object({
+  services: z.array(serviceViewSchema),
+  permissions: z.object({
+    default: servicePermissionsSchema,
+    services: z.record(z.uuid(), servicePermissionsSchema).describe('Services where a service role assignment raises the default'),
+  }),
+  next_after: z.string().nullable().optional().describe('With paging parameters: the cursor of the next page (`after`), null on the last'),
+});
+
+/** GET /api/services/{id}/full: the catalog screen's data in one answer. */
+export const fullServiceSchema = z.object({
+  service: serviceViewSchema,
+  categories: z.array(categoryViewSchema),
+  resolved_data: z.object({
+    aspects: z.array(aspectWithAvailabilitiesSchema).describe('In display order; private ones only for those who may see them'),
+    timeline: z.array(quarterLabel),
+  }),
+  roles: z.array(actorRoleViewSchema),
+  templates: z.array(quickTemplateViewSchema),
+  permissions: servicePermissionsSchema,
+});
+
+/** GET /api/services/{id}/settings-data. */
+export const settingsDataSchema = z.object({
+  service: serviceViewSchema,
+  roles: z.array(actorRoleViewSchema),
+  templates: z.array(quickTemplateViewSchema),
+  users: z.array(tenantUserBriefSchema).describe("The tenant's users, for those who may manage them (else empty)"),
+  assignments: z.array(assignmentViewSchema).describe("The service's assignments, for its admins (else empty)"),
+  permissions: servicePermissionsSchema,
+});
+
+/** POST /api/services/import/preview: the file's service, and the free name and slug an import would take. */
+export const importPreviewSchema = z.object({
+  preview: z.object({
+    name: z.string(),
+    slug: z.string(),
+    proposed_name: z.string(),
+    proposed_slug: z.string(),
+    categories: z.number().int(),
+    aspects: z.number().int(),
+  }),
+});
+
+/** PATCH /api/services/{id}/move-tenant. */
+export const movedServiceSchema = serviceAnswerSchema.extend({
+  droppedAssignments: z.number().int().describe('Service role assignments of people who are not members of the target tenant'),
+});

@@ -3,6 +3,7 @@ import { M } from '../messages';
 import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../limits';
 import { ROLES, SNAPSHOT_VISIBILITIES } from '../roles';
 import { EMAIL_PATTERN, optionalPasswordField, optionalText, requiredString } from './fields';
+import { isoDateTime } from './api';
 
 /** Messages of the service settings API that the specification leaves to the product. */
 export const SETTINGS_MESSAGES = {
@@ -97,3 +98,61 @@ export const csvQuerySchema = z.object({
     .optional()
     .transform((v) => v === 'true' || v === '1'),
 });
+
+/*
+ * The answers' shapes (server/presenters/settings.ts), as documented in the OpenAPI document and
+ * checked against real answers in the tests.
+ */
+
+export const actorRoleViewSchema = z.object({ id: z.uuid(), role_name: z.string(), position: z.number().int() });
+export const quickTemplateViewSchema = z.object({ id: z.uuid(), template_text: z.string(), position: z.number().int() });
+
+/** A service role assignment: separate from the user's own role. `user_id` is the id the tenant's admins know the person by. */
+export const assignmentViewSchema = z.object({
+  id: z.uuid(),
+  service_id: z.uuid(),
+  user_id: z.uuid(),
+  user_email: z.string(),
+  user_name: z.string(),
+  role: z.enum(ROLES),
+  created_at: isoDateTime,
+});
+export const assignmentAnswerSchema = z.object({ assignment: assignmentViewSchema });
+export const assignmentListSchema = z.object({ assignments: z.array(assignmentViewSchema) });
+
+/** A user of the tenant as service settings list them, to pick from. */
+export const tenantUserBriefSchema = z.object({ id: z.uuid(), name: z.string(), email: z.string(), role: z.enum(ROLES) });
+
+/** POST /api/services/{id}/users/new. */
+export const createdServiceUserSchema = z.object({
+  user: tenantUserBriefSchema,
+  assignment: assignmentViewSchema.nullable().describe('Null when not assigned'),
+});
+
+export const snapshotSummarySchema = z.object({
+  id: z.uuid(),
+  service_id: z.uuid(),
+  label: z.string(),
+  visibility: z.enum(SNAPSHOT_VISIBILITIES),
+  note: z.string(),
+  created_by: z.string(),
+  created_at: isoDateTime,
+});
+/** GET /api/snapshots/service/{id}: newest first. */
+export const snapshotListSchema = z.object({
+  snapshots: z.array(snapshotSummarySchema),
+  next_before: z.uuid().nullable().describe('The cursor of the next page (`before`), null when this page is not full'),
+});
+
+/** What a CSV import would change, or changed (docs/decisions/0127-csv-import.md). */
+export const csvImportPlanSchema = z.object({
+  categories_added: z.array(z.string()),
+  aspects_added: z.array(z.object({ category: z.string(), aspect: z.string(), public: z.boolean() })),
+  aspects_changed: z.array(z.object({ category: z.string(), aspect: z.string(), changes: z.array(z.string()) })),
+  cells_changed: z.array(z.object({ category: z.string(), aspect: z.string(), quarter: z.string(), old: z.string(), new: z.string() })),
+  rows_unchanged: z.number().int(),
+  rows_in_error: z.array(z.object({ line: z.number().int(), reason: z.string() })),
+  quarters_outside_timeline: z.array(z.string()).describe('Quarters of the file outside the timeline: their columns are not imported'),
+});
+/** POST /api/services/{id}/csv-import. */
+export const csvImportAnswerSchema = z.object({ preview: csvImportPlanSchema, applied: z.boolean().describe('True with ?apply=true: the plan was written') });

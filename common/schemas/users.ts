@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { M } from '../messages';
 import { MAX_EMAIL_LENGTH } from '../limits';
-import { ROLES } from '../roles';
+import { AUTH_PROVIDERS, ROLES, USER_GROUPS } from '../roles';
+import { isoDateTime } from './api';
+import { tenantViewSchema } from './tenants';
 import { EMAIL_PATTERN, acceptSnakeCase, optionalPasswordField, requiredString } from './fields';
 
 const email = (required: string) =>
@@ -83,3 +85,49 @@ export type StartImpersonationInput = z.infer<typeof startImpersonationSchema>;
 
 /** Path ids: anything that is not a uuid is answered as not found. */
 export const idParamSchema = z.object({ id: z.uuid() });
+
+/** The spec's user (section 3), as every answer names a user; never a password. */
+export const userViewSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  super_admin: z.boolean(),
+  tenant_id: z.uuid().describe('The primary tenant'),
+  tenant_ids: z.array(z.uuid()).describe('Every tenant the user is a member of'),
+  tenant_name: z.string().nullable().describe("The primary tenant's name"),
+  user_group: z.enum(USER_GROUPS),
+  auth_provider: z.enum(AUTH_PROVIDERS),
+  created_at: isoDateTime,
+});
+export const userAnswerSchema = z.object({ user: userViewSchema });
+
+/** A row of the tenant's user list: a member, or a pending invitation (its id is the invitation's). */
+export const tenantListUserSchema = userViewSchema.extend({ invitation: z.boolean().describe('A pending invitation, not yet a member') });
+
+/** Someone named in passing: an impersonated user, an impersonator. */
+export const personSchema = z.object({ id: z.uuid(), name: z.string(), email: z.string() });
+
+const nextAfter = z.string().nullable().describe('The cursor of the next page (`after`), null on the last');
+/** The answer of a paged list carries the next page's cursor; without paging parameters it is absent (docs/decisions/0114-paged-lists.md). */
+const nextAfterWhenPaged = nextAfter.optional().describe('With paging parameters: the cursor of the next page (`after`), null on the last');
+
+/** GET /api/users. */
+export const tenantUserPageSchema = z.object({ users: z.array(tenantListUserSchema), next_after: nextAfterWhenPaged });
+/** GET /api/admin/users. */
+export const userPageSchema = z.object({ users: z.array(userViewSchema), next_after: nextAfterWhenPaged });
+/** GET /api/admin/tenants: always a page. */
+export const tenantPageSchema = z.object({ tenants: z.array(tenantViewSchema), next_after: nextAfter });
+
+/** GET /api/admin/panel-data. */
+export const panelDataSchema = z.object({
+  tenants: z.array(tenantViewSchema),
+  users: z.array(userViewSchema),
+  next_tenants_after: nextAfterWhenPaged,
+  next_users_after: nextAfterWhenPaged,
+  is_impersonating: z.boolean(),
+  impersonation: z
+    .object({ id: z.uuid(), impersonated_user: personSchema, tenant: tenantViewSchema, started_at: isoDateTime, expires_at: isoDateTime })
+    .nullable()
+    .describe("The caller's impersonation still running, if any"),
+});

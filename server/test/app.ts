@@ -35,7 +35,13 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
   // Every answer of every API test is checked against its route's documented schema (server/openapi.ts).
   app.addHook('onSend', async (req, reply, payload) => {
-    const problem = typeof payload === 'string' ? checkDocumentedAnswer(req.routeOptions.config?.doc, reply.statusCode, payload) : null;
+    const contentType = reply.getHeader('content-type');
+    const type = typeof contentType === 'string' ? contentType : undefined;
+    // A JSON body sent as bytes is read too; a compressed body or a file is not.
+    const json = Buffer.isBuffer(payload) && type?.startsWith('application/json') && !reply.getHeader('content-encoding');
+    const body = typeof payload === 'string' ? payload : json ? (payload as Buffer).toString('utf8') : undefined;
+    const config = req.routeOptions.config;
+    const problem = checkDocumentedAnswer(config?.doc, reply.statusCode, { body, contentType: type, public: Boolean(config?.public), method: req.method });
     if (problem) reply.header(DOC_MISMATCH, problem.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000));
     return payload;
   });

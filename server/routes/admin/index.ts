@@ -1,7 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../../common/messages';
-import { ADMIN_MESSAGES, createAdminUserSchema, idParamSchema, membershipsSchema, roleChangeSchema } from '../../../common/schemas/users';
+import {
+  ADMIN_MESSAGES,
+  createAdminUserSchema,
+  idParamSchema,
+  membershipsSchema,
+  panelDataSchema,
+  roleChangeSchema,
+  tenantPageSchema,
+  userAnswerSchema,
+  userPageSchema,
+} from '../../../common/schemas/users';
+import { documented, type RouteDoc } from '../../openapi';
 import { conflict, invalid, notFound } from '../../errors';
 import { findTenantById } from '../../db/queries/users';
 import type { Executor } from '../../db/client';
@@ -69,72 +80,100 @@ function userIdOf(req: FastifyRequest): string {
 
 /** Users across tenants (super admin). These routes ignore the tenant header. */
 export default async function adminRoutes(app: FastifyInstance) {
-  const cross = { config: { tenant: false } };
+  const platform = documented('Super Admin Panel', { tenant: false });
+  const cross = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => platform(summary, 'platform.manage', responses, extra);
   const db = () => app.database.db;
+  const user = { 200: userAnswerSchema };
 
-  app.get('/admin/users', cross, async (req) => {
-    requirePlatform(requireActor(req));
-    const query = parse(adminUserPageQuerySchema, req.query);
-    if (isPaged(query)) return pageOfAllUsers(db(), query);
-    return { users: (await listAllUsers(db(), { limit: USER_LIST_CAP })).map(present) };
-  });
+  app.get(
+    '/admin/users',
+    cross('Every user of the installation; a page of them with search, limit, after or group', { 200: userPageSchema }, { query: adminUserPageQuerySchema }),
+    async (req) => {
+      requirePlatform(requireActor(req));
+      const query = parse(adminUserPageQuerySchema, req.query);
+      if (isPaged(query)) return pageOfAllUsers(db(), query);
+      return { users: (await listAllUsers(db(), { limit: USER_LIST_CAP })).map(present) };
+    },
+  );
 
   // The panel's tenants a page at a time, searched, or looked up by id: its table and every
   // selector of a tenant read them here rather than the whole list (decision 0114).
-  app.get('/admin/tenants', cross, async (req) => {
-    requirePlatform(requireActor(req));
-    return pageOfTenants(db(), parse(tenantPageQuerySchema, req.query));
-  });
+  app.get(
+    '/admin/tenants',
+    cross('A page of tenants by name, searched on name or slug, or the tenants named by ids', { 200: tenantPageSchema }, { query: tenantPageQuerySchema }),
+    async (req) => {
+      requirePlatform(requireActor(req));
+      return pageOfTenants(db(), parse(tenantPageQuerySchema, req.query));
+    },
+  );
 
-  app.get('/admin/panel-data', cross, async (req) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    const query = parse(panelQuery, req.query);
-    // Each list is paged when one of its own parameters is given, and then says where its next page starts.
-    const usersPaged = isPaged(query);
-    const tenantsPaged = isPaged({ search: query.tenantSearch, limit: query.tenantsLimit, after: query.tenantsAfter });
-    const [tenants, users, active] = await Promise.all([
-      tenantsPaged
-        ? pageOfTenants(db(), { includeArchived: query.includeArchived, search: query.tenantSearch, after: query.tenantsAfter, limit: query.tenantsLimit })
-        : listTenants(db(), { includeArchived: query.includeArchived, limit: USER_LIST_CAP }).then((rows) => ({
-            tenants: rows.map(presentTenant),
-            next_after: null,
-          })),
-      usersPaged ? pageOfAllUsers(db(), query) : listAllUsers(db(), { limit: USER_LIST_CAP }).then((rows) => ({ users: rows.map(present), next_after: null })),
-      activeImpersonations(db(), actor.user.id),
-    ]);
-    const current = active.at(-1);
-    return {
-      tenants: tenants.tenants,
-      users: users.users,
-      ...(tenantsPaged ? { next_tenants_after: tenants.next_after } : {}),
-      ...(usersPaged ? { next_users_after: users.next_after } : {}),
-      is_impersonating: Boolean(current),
-      impersonation: current
-        ? {
-            id: current.impersonation.id,
-            impersonated_user: current.user,
-            tenant: presentTenant(current.tenant),
-            started_at: current.impersonation.startedAt.toISOString(),
-            expires_at: current.impersonation.expiresAt.toISOString(),
-          }
-        : null,
-    };
-  });
+  app.get(
+    '/admin/panel-data',
+    cross(
+      "The Super Admin Panel's tenants and users (each list paged by its own parameters) and the caller's running impersonation",
+      { 200: panelDataSchema },
+      { query: panelQuery },
+    ),
+    async (req) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const query = parse(panelQuery, req.query);
+      // Each list is paged when one of its own parameters is given, and then says where its next page starts.
+      const usersPaged = isPaged(query);
+      const tenantsPaged = isPaged({ search: query.tenantSearch, limit: query.tenantsLimit, after: query.tenantsAfter });
+      const [tenants, users, active] = await Promise.all([
+        tenantsPaged
+          ? pageOfTenants(db(), { includeArchived: query.includeArchived, search: query.tenantSearch, after: query.tenantsAfter, limit: query.tenantsLimit })
+          : listTenants(db(), { includeArchived: query.includeArchived, limit: USER_LIST_CAP }).then((rows) => ({
+              tenants: rows.map(presentTenant),
+              next_after: null,
+            })),
+        usersPaged
+          ? pageOfAllUsers(db(), query)
+          : listAllUsers(db(), { limit: USER_LIST_CAP }).then((rows) => ({ users: rows.map(present), next_after: null })),
+        activeImpersonations(db(), actor.user.id),
+      ]);
+      const current = active.at(-1);
+      return {
+        tenants: tenants.tenants,
+        users: users.users,
+        ...(tenantsPaged ? { next_tenants_after: tenants.next_after } : {}),
+        ...(usersPaged ? { next_users_after: users.next_after } : {}),
+        is_impersonating: Boolean(current),
+        impersonation: current
+          ? {
+              id: current.impersonation.id,
+              impersonated_user: current.user,
+              tenant: presentTenant(current.tenant),
+              started_at: current.impersonation.startedAt.toISOString(),
+              expires_at: current.impersonation.expiresAt.toISOString(),
+            }
+          : null,
+      };
+    },
+  );
 
-  app.post('/admin/users', cross, async (req, reply) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    const input = parse(createAdminUserSchema, req.body);
-    const tenant = await findTenantById(db(), input.tenantId);
-    if (!tenant) throw notFound(ADMIN_MESSAGES.tenantNotFound);
-    if (tenant.archived) throw conflict(M.tenantArchived);
-    // The panel lists every tenant's users, so an address in use anywhere is a 409 here.
-    const { user } = await createUser(db(), { actor, scope: 'installation', tenant, input, asInvitation: false });
-    return reply.status(201).send({ user: presentUser(user, user.tenantName) });
-  });
+  app.post(
+    '/admin/users',
+    cross(
+      'Create a user with a primary tenant; without a password the user signs in with Microsoft',
+      { 201: userAnswerSchema },
+      { body: createAdminUserSchema, errors: { 409: `${M.emailTaken}; or: ${M.tenantArchived}` } },
+    ),
+    async (req, reply) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const input = parse(createAdminUserSchema, req.body);
+      const tenant = await findTenantById(db(), input.tenantId);
+      if (!tenant) throw notFound(ADMIN_MESSAGES.tenantNotFound);
+      if (tenant.archived) throw conflict(M.tenantArchived);
+      // The panel lists every tenant's users, so an address in use anywhere is a 409 here.
+      const { user } = await createUser(db(), { actor, scope: 'installation', tenant, input, asInvitation: false });
+      return reply.status(201).send({ user: presentUser(user, user.tenantName) });
+    },
+  );
 
-  app.patch('/admin/users/:id', cross, async (req) => {
+  app.patch('/admin/users/:id', cross("Change a user's role (it holds in every tenant of theirs)", user, { body: roleChangeSchema }), async (req) => {
     const actor = requireActor(req);
     requirePlatform(actor);
     const id = userIdOf(req);
@@ -156,7 +195,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     return { user: present((await findAnyUser(db(), id))!) };
   });
 
-  app.delete('/admin/users/:id', cross, async (req, reply) => {
+  app.delete('/admin/users/:id', cross('Delete a user account (not your own)', { 204: null }), async (req, reply) => {
     const actor = requireActor(req);
     requirePlatform(actor);
     const id = userIdOf(req);
@@ -170,25 +209,29 @@ export default async function adminRoutes(app: FastifyInstance) {
     return reply.status(204).send();
   });
 
-  app.patch('/admin/users/:id/tenants', cross, async (req) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    const id = userIdOf(req);
-    const input = parse(membershipsSchema, req.body);
-    const user = await findAnyUser(db(), id);
-    if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
-    if (!input.tenantIds.includes(user.tenantId)) throw invalid(M.membershipPrimary, 'tenantIds');
-    if ((await countTenants(db(), input.tenantIds)) !== input.tenantIds.length) throw invalid(ADMIN_MESSAGES.unknownTenant, 'tenantIds');
-    await db().transaction(async (tx) => {
-      await replaceMemberships(tx, id, input.tenantIds);
-      await writeAudit(tx, actor, {
-        tenantId: user.tenantId,
-        action: 'user.memberships_change',
-        targetType: 'user',
-        targetId: id,
-        details: { from: [...user.tenantIds].sort(), to: [...input.tenantIds].sort() },
+  app.patch(
+    '/admin/users/:id/tenants',
+    cross("Replace a user's tenant memberships (the primary tenant must stay)", user, { body: membershipsSchema }),
+    async (req) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const id = userIdOf(req);
+      const input = parse(membershipsSchema, req.body);
+      const user = await findAnyUser(db(), id);
+      if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
+      if (!input.tenantIds.includes(user.tenantId)) throw invalid(M.membershipPrimary, 'tenantIds');
+      if ((await countTenants(db(), input.tenantIds)) !== input.tenantIds.length) throw invalid(ADMIN_MESSAGES.unknownTenant, 'tenantIds');
+      await db().transaction(async (tx) => {
+        await replaceMemberships(tx, id, input.tenantIds);
+        await writeAudit(tx, actor, {
+          tenantId: user.tenantId,
+          action: 'user.memberships_change',
+          targetType: 'user',
+          targetId: id,
+          details: { from: [...user.tenantIds].sort(), to: [...input.tenantIds].sort() },
+        });
       });
-    });
-    return { user: present((await findAnyUser(db(), id))!) };
-  });
+      return { user: present((await findAnyUser(db(), id))!) };
+    },
+  );
 }

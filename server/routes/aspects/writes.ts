@@ -1,5 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { CATALOG_MESSAGES as C, createAspectSchema, reorderAspectsSchema, updateAspectSchema } from '../../../common/schemas/catalog';
+import {
+  aspectAnswerSchema,
+  aspectConflictSchema,
+  aspectViewSchema,
+  CATALOG_MESSAGES as C,
+  createAspectSchema,
+  reorderAspectsSchema,
+  updateAspectSchema,
+} from '../../../common/schemas/catalog';
+import { M } from '../../../common/messages';
+import { z } from 'zod';
+import { documented } from '../../openapi';
 import {
   aspectIdsOfCategory,
   deleteAspect,
@@ -21,74 +32,106 @@ import { writeAudit } from '../../commands/audit';
 import { changeServiceContent, parsePathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 
+const aspectDoc = documented('Aspects');
+
 type IdParams = { Params: { id: string } };
 
 /** Creating, editing, deleting and reordering aspects. */
 export default async function aspectWriteRoutes(app: FastifyInstance) {
   const db = app.database.db;
+  const archived = { errors: { 409: M.serviceArchivedConflict } };
 
-  app.post('/aspects', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    const input = parse(createAspectSchema, req.body);
-    await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
-    const aspect = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
-      const category = await findCategory(tx, tenantId, input.categoryId);
-      if (!category || category.serviceId !== input.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
-      const row = await insertAspect(tx, {
-        tenantId,
-        serviceId: input.serviceId,
-        categoryId: category.id,
-        title: input.title,
-        description: sanitizeRichText(input.description),
-        isPublic: input.isPublic,
-        position: await nextAspectPosition(tx, tenantId, category.id),
+  app.post(
+    '/aspects',
+    aspectDoc(
+      'Add an aspect to a category of a service, last; private unless isPublic says otherwise',
+      'catalog.edit',
+      { 201: aspectAnswerSchema },
+      {
+        body: createAspectSchema,
+        ...archived,
+      },
+    ),
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      const input = parse(createAspectSchema, req.body);
+      await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
+      const aspect = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
+        const category = await findCategory(tx, tenantId, input.categoryId);
+        if (!category || category.serviceId !== input.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
+        const row = await insertAspect(tx, {
+          tenantId,
+          serviceId: input.serviceId,
+          categoryId: category.id,
+          title: input.title,
+          description: sanitizeRichText(input.description),
+          isPublic: input.isPublic,
+          position: await nextAspectPosition(tx, tenantId, category.id),
+        });
+        return row;
       });
-      return row;
-    });
-    return reply.status(201).send({ aspect: presentAspect(aspect, {}) });
-  });
+      return reply.status(201).send({ aspect: presentAspect(aspect, {}) });
+    },
+  );
 
   /** Edits an aspect; a `version` other than the stored one means someone else saved first: 409. */
-  app.put<IdParams>('/aspects/:id', async (req) => {
-    const { actor, tenantId } = scope(req);
-    const input = parse(updateAspectSchema, req.body);
-    const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
-    const updated = await changeServiceContent(db, tenantId, aspect.serviceId, async (tx) => {
-      const current = await findAspect(tx, tenantId, aspect.id);
-      if (!current) throw notFound();
-      if (input.version !== undefined && input.version !== current.version) {
-        throw conflict(C.aspectChanged, { current: presentAspect(current) });
-      }
-      const changes: AspectChanges = { title: input.title, description: sanitizeRichText(input.description) };
-      if (input.isPublic !== undefined) changes.isPublic = input.isPublic;
-      let move: { from: { id: string; name: string | null }; to: { id: string; name: string } } | undefined;
-      if (input.categoryId && input.categoryId !== current.categoryId) {
-        // The aspect's grant covers its service; the target is only checked to be one of that service's categories.
-        const category = await findCategory(tx, tenantId, input.categoryId);
-        // Another tenant's category is invisible here, so it answers 404 like any unknown record.
-        if (!category) throw notFound();
-        if (category.serviceId !== current.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
-        changes.categoryId = category.id;
-        changes.position = await nextAspectPosition(tx, tenantId, category.id);
-        const source = await findCategory(tx, tenantId, current.categoryId);
-        move = { from: { id: current.categoryId, name: source?.name ?? null }, to: { id: category.id, name: category.name } };
-      }
-      const row = await updateAspect(tx, tenantId, aspect.id, changes);
-      if (move) {
-        await writeAudit(tx, actor, {
-          tenantId,
-          action: 'aspect.move',
-          targetType: 'aspect',
-          targetId: aspect.id,
-          details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to },
-        });
-      }
-      return row!;
-    });
-    return { aspect: presentAspect(updated) };
-  });
+  app.put<IdParams>(
+    '/aspects/:id',
+    aspectDoc(
+      'Edit an aspect, or move it to another category of its service',
+      'catalog.edit',
+      { 200: aspectAnswerSchema },
+      {
+        body: updateAspectSchema,
+        errors: {
+          409: {
+            description: `${C.aspectChanged} (\`current\` is the stored aspect: \`version\` differs from the one sent); or: ${M.serviceArchivedConflict}`,
+            schema: aspectConflictSchema,
+          },
+        },
+      },
+    ),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      const input = parse(updateAspectSchema, req.body);
+      const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
+      const updated = await changeServiceContent(db, tenantId, aspect.serviceId, async (tx) => {
+        const current = await findAspect(tx, tenantId, aspect.id);
+        if (!current) throw notFound();
+        if (input.version !== undefined && input.version !== current.version) {
+          throw conflict(C.aspectChanged, { current: presentAspect(current) });
+        }
+        const changes: AspectChanges = { title: input.title, description: sanitizeRichText(input.description) };
+        if (input.isPublic !== undefined) changes.isPublic = input.isPublic;
+        let move: { from: { id: string; name: string | null }; to: { id: string; name: string } } | undefined;
+        if (input.categoryId && input.categoryId !== current.categoryId) {
+          // The aspect's grant covers its service; the target is only checked to be one of that service's categories.
+          const category = await findCategory(tx, tenantId, input.categoryId);
+          // Another tenant's category is invisible here, so it answers 404 like any unknown record.
+          if (!category) throw notFound();
+          if (category.serviceId !== current.serviceId) throw invalid(C.categoryNotInService, 'categoryId');
+          changes.categoryId = category.id;
+          changes.position = await nextAspectPosition(tx, tenantId, category.id);
+          const source = await findCategory(tx, tenantId, current.categoryId);
+          move = { from: { id: current.categoryId, name: source?.name ?? null }, to: { id: category.id, name: category.name } };
+        }
+        const row = await updateAspect(tx, tenantId, aspect.id, changes);
+        if (move) {
+          await writeAudit(tx, actor, {
+            tenantId,
+            action: 'aspect.move',
+            targetType: 'aspect',
+            targetId: aspect.id,
+            details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to },
+          });
+        }
+        return row!;
+      });
+      return { aspect: presentAspect(updated) };
+    },
+  );
 
-  app.delete<IdParams>('/aspects/:id', async (req, reply) => {
+  app.delete<IdParams>('/aspects/:id', aspectDoc('Delete an aspect with its availabilities', 'catalog.edit', { 204: null }, archived), async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
     await changeServiceContent(db, tenantId, aspect.serviceId, async (tx) => {
@@ -105,18 +148,27 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   });
 
   /** New order of one category's aspects: exactly its aspect ids, each once. */
-  app.patch('/aspects/reorder', async (req) => {
-    const { actor, tenantId } = scope(req);
-    const input = parse(reorderAspectsSchema, req.body);
-    const { category } = await loadCategory(db, actor, tenantId, input.categoryId, 'catalog.edit');
-    await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
-      const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));
-      const given = new Set(input.aspectIds);
-      const exact = given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
-      if (!exact) throw invalid(C.reorderMismatch, 'aspectIds');
-      await setAspectPositions(tx, tenantId, category.id, input.aspectIds);
-    });
-    const rows = await listAspects(db, tenantId, category.serviceId, { includePrivate: true, categoryId: category.id });
-    return { aspects: rows.map((a) => presentAspect(a)) };
-  });
+  app.patch(
+    '/aspects/reorder',
+    aspectDoc(
+      "Set the order of one category's aspects: every aspect id of the category, each once",
+      'catalog.edit',
+      { 200: z.object({ aspects: z.array(aspectViewSchema).describe("The category's aspects in their new order") }) },
+      { body: reorderAspectsSchema, ...archived },
+    ),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      const input = parse(reorderAspectsSchema, req.body);
+      const { category } = await loadCategory(db, actor, tenantId, input.categoryId, 'catalog.edit');
+      await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
+        const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));
+        const given = new Set(input.aspectIds);
+        const exact = given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
+        if (!exact) throw invalid(C.reorderMismatch, 'aspectIds');
+        await setAspectPositions(tx, tenantId, category.id, input.aspectIds);
+      });
+      const rows = await listAspects(db, tenantId, category.serviceId, { includePrivate: true, categoryId: category.id });
+      return { aspects: rows.map((a) => presentAspect(a)) };
+    },
+  );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
-import { loginSchema } from '../../../common/schemas/auth';
+import { loginAnswerSchema, loginSchema, meAnswerSchema } from '../../../common/schemas/auth';
+import type { RouteDoc } from '../../openapi';
 import { parse } from '../../validation';
 import { tooManyRequests, unauthenticated } from '../../errors';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
@@ -11,8 +12,23 @@ import { writeAudit } from '../../commands/audit';
 import { describeImpersonation, revokeSession } from '../../commands/impersonation';
 import { requireActor } from '../../plugins/context';
 
+const tags = ['Sessions'];
+
+const login: RouteDoc = {
+  summary: 'Sign in with email and password: the session token, the user, the tenant to work in and the tenants to switch to',
+  capability: 'public',
+  tags,
+  body: loginSchema,
+  responses: { 200: loginAnswerSchema },
+  errors: {
+    401: M.invalidCredentials,
+    403: M.allTenantsArchived,
+    429: `${M.tooManyLoginAttempts} (failed sign-ins of the account or the address); retry after the Retry-After header`,
+  },
+};
+
 export default async function authRoutes(app: FastifyInstance) {
-  app.post('/auth/login', { config: { public: true } }, async (req, reply) => {
+  app.post('/auth/login', { config: { public: true, doc: login } }, async (req, reply) => {
     const input = parse(loginSchema, req.body);
     const db = app.database.db;
     const verdict = await app.loginLimiter.check(input.email, req.ip);
@@ -42,21 +58,48 @@ export default async function authRoutes(app: FastifyInstance) {
     return { token, ...info, invitations: await loadReceivedInvitations(db, user.id) };
   });
 
-  app.get('/auth/me', async (req) => {
-    const actor = requireActor(req);
-    const info = await describeSession(app.database.db, actor.user, actor.superAdmin, req.tenant);
-    return {
-      ...info,
-      invitations: await loadReceivedInvitations(app.database.db, actor.user.id),
-      ...(await describeImpersonation(app.database.db, actor)),
-    };
-  });
+  app.get(
+    '/auth/me',
+    {
+      config: {
+        doc: {
+          summary: "The caller's session: user, tenant, tenants to switch to, permissions, pending invitations, and the impersonation when one is active",
+          capability: 'member',
+          tags,
+          responses: { 200: meAnswerSchema },
+        },
+      },
+    },
+    async (req) => {
+      const actor = requireActor(req);
+      const info = await describeSession(app.database.db, actor.user, actor.superAdmin, req.tenant);
+      return {
+        ...info,
+        invitations: await loadReceivedInvitations(app.database.db, actor.user.id),
+        ...(await describeImpersonation(app.database.db, actor)),
+      };
+    },
+  );
 
-  app.post('/auth/logout', { config: { tenant: false } }, async (req, reply) => {
-    const actor = requireActor(req);
-    // Ends, with it, any impersonation started from this session.
-    await revokeSession(app.database.db, actor);
-    await writeAudit(app.database.db, actor, { tenantId: actor.user.tenantId, action: 'auth.logout', targetType: 'user', targetId: actor.user.id });
-    return reply.status(204).send();
-  });
+  app.post(
+    '/auth/logout',
+    {
+      config: {
+        tenant: false,
+        doc: {
+          summary: 'Sign out: the token is revoked at once, with any impersonation started from it',
+          capability: 'member',
+          tags,
+          responses: { 204: null },
+        },
+      },
+    },
+    async (req, reply) => {
+      const actor = requireActor(req);
+      // Ends, with it, any impersonation started from this session.
+      await revokeSession(app.database.db, actor);
+      await writeAudit(app.database.db, actor, { tenantId: actor.user.tenantId, action: 'auth.logout', targetType: 'user', targetId: actor.user.id });
+      return reply.status(204).send();
+    },
+  );
 }

@@ -9,7 +9,9 @@ import { writeAudit } from '../../commands/audit';
 import { loadUserWithTenants } from '../../db/queries/users';
 import { unauthenticated } from '../../errors';
 import { parse } from '../../validation';
-import { exchangeSchema } from './schema';
+import { callbackQuerySchema, exchangeSchema } from './schema';
+import { openedSessionSchema } from '../../../common/schemas/auth';
+import type { OtherAnswer, RouteDoc } from '../../openapi';
 
 /** Binds a sign-in, its callback and the hand-off exchange to one browser. */
 export const BROWSER_COOKIE = 'catalog_browser';
@@ -18,6 +20,46 @@ export const SIGN_IN_COOKIE = 'catalog_entra_signin';
 const BROWSER_PATH = '/api/auth';
 const SIGN_IN_PATH = '/api/auth/entra';
 const BROWSER_SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+const tags = ['Sessions'];
+/** Where a failed or unconfigured sign-in goes: the login page, with the reason in its query. */
+const toLoginPage = 'or to `/login?error=<message>` when Microsoft sign-in is not configured or fails';
+const redirect = (description: string, location: string): OtherAnswer => ({ description, headers: { Location: location } });
+const signIn: RouteDoc = {
+  summary: 'Start Microsoft sign-in (a browser navigation): redirects to the identity provider',
+  capability: 'public',
+  tags,
+  responses: {
+    302: redirect(
+      'To the identity provider, with a cookie binding the sign-in to this browser',
+      `The identity provider's authorization URL (state, nonce, PKCE), ${toLoginPage}`,
+    ),
+  },
+};
+const callback: RouteDoc = {
+  summary: 'The identity provider returns here: redirects to the app with a one-time code to exchange for the session',
+  description: 'A session token never travels in a URL: the page exchanges `auth_token` with POST /api/auth/exchange from the same browser.',
+  capability: 'public',
+  tags,
+  query: callbackQuerySchema,
+  responses: {
+    302: redirect(
+      'To the app with the one-time code',
+      `\`/?auth_token=<one-time code, 60 seconds>&auth_data=<JSON: user, tenant, availableTenants, permissions>\`, ${toLoginPage}`,
+    ),
+  },
+};
+const exchange: RouteDoc = {
+  summary: "Exchange the sign-in callback's one-time code for the session, from the browser that signed in",
+  capability: 'public',
+  tags,
+  body: exchangeSchema,
+  responses: { 200: openedSessionSchema },
+  errors: {
+    401: `${ENTRA_MESSAGES.codeInvalid} Or: ${ENTRA_MESSAGES.codeOtherBrowser}`,
+    403: M.allTenantsArchived,
+  },
+};
 
 /**
  * Microsoft sign-in (OpenID Connect, authorization code flow with PKCE). The callback never puts a
@@ -30,7 +72,7 @@ export default async function entraRoutes(app: FastifyInstance) {
   const entra = config.entra ? new EntraClient(config.entra, `${config.publicUrl}/api/auth/entra/callback`) : null;
   const cookieBase = { httpOnly: true, sameSite: 'lax' as const, secure: config.publicUrl.startsWith('https:') };
 
-  app.get('/auth/entra/signin', { config: { public: true, tenant: false } }, async (req, reply) => {
+  app.get('/auth/entra/signin', { config: { public: true, tenant: false, doc: signIn } }, async (req, reply) => {
     if (!entra) return toLogin(reply, ENTRA_MESSAGES.notConfigured);
     try {
       const existing = req.cookies[BROWSER_COOKIE];
@@ -44,7 +86,7 @@ export default async function entraRoutes(app: FastifyInstance) {
     }
   });
 
-  app.get('/auth/entra/callback', { config: { public: true, tenant: false } }, async (req, reply) => {
+  app.get('/auth/entra/callback', { config: { public: true, tenant: false, doc: callback } }, async (req, reply) => {
     const pending = entra?.open(req.cookies[SIGN_IN_COOKIE]) ?? null;
     reply.clearCookie(SIGN_IN_COOKIE, { ...cookieBase, path: SIGN_IN_PATH });
     if (!entra) return toLogin(reply, ENTRA_MESSAGES.notConfigured);
@@ -73,7 +115,7 @@ export default async function entraRoutes(app: FastifyInstance) {
     }
   });
 
-  app.post('/auth/exchange', { config: { public: true, tenant: false } }, async (req, reply) => {
+  app.post('/auth/exchange', { config: { public: true, tenant: false, doc: exchange } }, async (req, reply) => {
     const { code } = parse(exchangeSchema, req.body);
     const db = app.database.db;
     const browser = req.cookies[BROWSER_COOKIE];

@@ -5,6 +5,9 @@ import { acceptInvitation, declineInvitation } from '../../commands/invitations'
 import { notFound } from '../../errors';
 import { requireActor } from '../../plugins/context';
 import { presentTenant } from '../../presenters/users';
+import { M } from '../../../common/messages';
+import { tenantAnswerSchema } from '../../../common/schemas/tenants';
+import type { RouteDoc } from '../../openapi';
 
 function invitationIdOf(req: FastifyRequest): string {
   const parsed = idParamSchema.safeParse(req.params);
@@ -18,15 +21,26 @@ function invitationIdOf(req: FastifyRequest): string {
  * person invited finds the invitation, anyone else gets a 404.
  */
 export default async function invitationRoutes(app: FastifyInstance) {
-  const own = { config: { tenant: false } };
+  // The invitee's own: the tenant header is ignored.
+  const own = (doc: Omit<RouteDoc, 'capability' | 'tags'>) => ({
+    config: { tenant: false, doc: { capability: 'the person invited', tags: ['Invitations'], ...doc } },
+  });
   const db = () => app.database.db;
 
-  app.post('/invitations/:id/accept', own, async (req) => {
-    const tenant = await acceptInvitation(db(), requireActor(req), invitationIdOf(req));
-    return { tenant: presentTenant(tenant) };
-  });
+  app.post(
+    '/invitations/:id/accept',
+    own({
+      summary: 'Join the tenant an invitation is for; the account keeps its own role and password',
+      responses: { 200: tenantAnswerSchema },
+      errors: { 409: M.tenantArchived },
+    }),
+    async (req) => {
+      const tenant = await acceptInvitation(db(), requireActor(req), invitationIdOf(req));
+      return { tenant: presentTenant(tenant) };
+    },
+  );
 
-  app.delete('/invitations/:id', own, async (req, reply) => {
+  app.delete('/invitations/:id', own({ summary: 'Decline an invitation', responses: { 204: null } }), async (req, reply) => {
     await declineInvitation(db(), requireActor(req), invitationIdOf(req));
     return reply.status(204).send();
   });

@@ -8,6 +8,10 @@ import { StampedCache } from '../../db/writeStamps';
 import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 import { partsOf, withAspects, type FullParts } from './fullParts';
+import { fullServiceSchema } from '../../../common/schemas/services';
+import { documented } from '../../openapi';
+
+const serviceDoc = documented('Services');
 
 /** Bytes of encoded /full bodies kept in memory. */
 export const FULL_CACHE_MAX_BYTES = 64 * 1024 * 1024;
@@ -107,7 +111,13 @@ export default async function fullServiceRoute(app: FastifyInstance) {
     return withAspects(earlier.parts, rows);
   }
 
-  app.get<{ Params: { id: string } }>('/services/:id/full', async (req, reply) => {
+  const doc = serviceDoc(
+    "The catalog screen's data in one answer: the service, its categories, aspects with their availabilities over the timeline, actor roles, quick templates and the caller's permissions",
+    'catalog.view (private aspects: catalog.viewPrivate)',
+    { 200: fullServiceSchema, 304: null },
+    { description: 'Answers an ETag; If-None-Match with it answers 304 while nothing changed. Gzip when the caller accepts it.' },
+  );
+  app.get<{ Params: { id: string } }>('/services/:id/full', doc, async (req, reply) => {
     const { actor, tenantId } = scope(req);
     const id = parsePathId(req.params.id);
     const db = app.database.db;

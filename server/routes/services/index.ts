@@ -11,6 +11,10 @@ import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
+import { serviceAnswerSchema, serviceListSchema } from '../../../common/schemas/services';
+import { documented } from '../../openapi';
+
+const serviceDoc = documented('Services');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -46,43 +50,54 @@ export default async function serviceRoutes(app: FastifyInstance) {
   const rightsKey = (actor: Actor, tenantId: string) => `${tenantId}|${actor.userId}|${rungOf(actor)}`;
   const bodies = new Map<string, { services: string; permissions: string; body: Buffer }>();
 
-  app.get('/services', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    const query = parse(listQuery, req.query);
-    const db = app.database.db;
-    // Only those who may see archived services get them; for everyone else the flag is ignored.
-    const includeArchived = query.includeArchived && tenantPermissions(actor).canShowArchived;
-    if (isPaged(query)) {
-      // One page and what the caller may do on its services; the next page's cursor is its last row's name and id.
-      const limit = query.limit ?? SERVICE_PAGE_DEFAULT;
-      const rows = await pageServices(db, tenantId, { includeArchived, search: query.search, after: query.after, limit: limit + 1 });
-      const page = rows.slice(0, limit);
-      // A token limited to some services sees only those (a page may come out shorter; the cursor still moves on).
-      const shown = page.filter((s) => reachesService(actor, s.id));
-      const assignments = await listUserServiceRoles(
-        db,
-        tenantId,
-        actor.userId,
-        shown.map((s) => s.id),
-      );
-      const last = page.at(-1);
-      return {
-        services: shown.map(presentService),
-        permissions: serviceListPermissions(actor, assignments),
-        next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null,
-      };
-    }
-    if (actor.serviceIds) {
-      const rows = (await listServices(db, tenantId, { includeArchived })).filter((s) => reachesService(actor, s.id));
-      return { services: rows.map(presentService), permissions: serviceListPermissions(actor, []) };
-    }
-    const [services, permissions] = await Promise.all([
-      lists.get(`${tenantId}|${includeArchived}`, async () => JSON.stringify((await listServices(db, tenantId, { includeArchived })).map(presentService))),
-      rights.get(rightsKey(actor, tenantId), async () => JSON.stringify(serviceListPermissions(actor, await listUserServiceRoles(db, tenantId, actor.userId)))),
-    ]);
-    const body = listBody(bodies, `${rightsKey(actor, tenantId)}|${includeArchived}`, services, permissions);
-    return reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
-  });
+  app.get(
+    '/services',
+    serviceDoc(
+      "The tenant's services by name (archived ones with includeArchived, for those who may see them) and what the caller may do on each; a page of them with search, limit or after",
+      'catalog.view',
+      { 200: serviceListSchema },
+      { query: listQuery },
+    ),
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      const query = parse(listQuery, req.query);
+      const db = app.database.db;
+      // Only those who may see archived services get them; for everyone else the flag is ignored.
+      const includeArchived = query.includeArchived && tenantPermissions(actor).canShowArchived;
+      if (isPaged(query)) {
+        // One page and what the caller may do on its services; the next page's cursor is its last row's name and id.
+        const limit = query.limit ?? SERVICE_PAGE_DEFAULT;
+        const rows = await pageServices(db, tenantId, { includeArchived, search: query.search, after: query.after, limit: limit + 1 });
+        const page = rows.slice(0, limit);
+        // A token limited to some services sees only those (a page may come out shorter; the cursor still moves on).
+        const shown = page.filter((s) => reachesService(actor, s.id));
+        const assignments = await listUserServiceRoles(
+          db,
+          tenantId,
+          actor.userId,
+          shown.map((s) => s.id),
+        );
+        const last = page.at(-1);
+        return {
+          services: shown.map(presentService),
+          permissions: serviceListPermissions(actor, assignments),
+          next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null,
+        };
+      }
+      if (actor.serviceIds) {
+        const rows = (await listServices(db, tenantId, { includeArchived })).filter((s) => reachesService(actor, s.id));
+        return { services: rows.map(presentService), permissions: serviceListPermissions(actor, []) };
+      }
+      const [services, permissions] = await Promise.all([
+        lists.get(`${tenantId}|${includeArchived}`, async () => JSON.stringify((await listServices(db, tenantId, { includeArchived })).map(presentService))),
+        rights.get(rightsKey(actor, tenantId), async () =>
+          JSON.stringify(serviceListPermissions(actor, await listUserServiceRoles(db, tenantId, actor.userId))),
+        ),
+      ]);
+      const body = listBody(bodies, `${rightsKey(actor, tenantId)}|${includeArchived}`, services, permissions);
+      return reply.header('Content-Type', 'application/json; charset=utf-8').send(body);
+    },
+  );
 
   // Without a query string the list is the default one (archived services left out), when held.
   const listHeaders = headerPairs({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
@@ -93,7 +108,7 @@ export default async function serviceRoutes(app: FastifyInstance) {
     return { status: 200, headers: listHeaders, body: listBody(bodies, `${rightsKey(actor, tenantId)}|false`, services, permissions) };
   });
 
-  app.get<{ Params: { id: string } }>('/services/:id', async (req) => {
+  app.get<{ Params: { id: string } }>('/services/:id', serviceDoc('One service', 'catalog.view', { 200: serviceAnswerSchema }), async (req) => {
     const { actor, tenantId } = scope(req);
     const id = parsePathId(req.params.id);
     const { service } = await loadService(app.database.db, actor, tenantId, id, 'catalog.view');

@@ -12,55 +12,81 @@ import { writeAudit } from '../../commands/audit';
 import { loadWritableService, parsePathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 import { validateIcon } from '../../content/icon';
+import { serviceAnswerSchema } from '../../../common/schemas/services';
+import { documented } from '../../openapi';
+
+const serviceDoc = documented('Services');
 
 type IdParams = { Params: { id: string } };
 
 /** Creating, editing and archiving services. */
 export default async function serviceWriteRoutes(app: FastifyInstance) {
   const db = app.database.db;
+  const one = { 200: serviceAnswerSchema };
+  const archived = { 409: M.serviceArchivedConflict };
+  const icon = { 413: 'The request body, or the icon, is too large' };
 
-  app.post('/services', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    const input = parse(createServiceSchema, req.body);
-    requireTenant(actor, 'tenant.services');
-    const iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
-    const service = await db.transaction(async (tx) => {
-      const row = await insertService(tx, tenantId, {
-        name: input.name,
-        slug: input.slug,
-        description: sanitizeRichText(input.description),
-        serviceOwner: input.serviceOwner ?? '',
-        subscriptionModel: input.subscriptionModel ?? '',
-        iconUrl,
-        timeline: defaultTimeline(),
+  app.post(
+    '/services',
+    serviceDoc(
+      'Create a service, with a timeline of the current quarter and the seven after it',
+      'tenant.services',
+      { 201: serviceAnswerSchema },
+      {
+        body: createServiceSchema,
+        errors: { 409: M.slugTaken, ...icon },
+      },
+    ),
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      const input = parse(createServiceSchema, req.body);
+      requireTenant(actor, 'tenant.services');
+      const iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
+      const service = await db.transaction(async (tx) => {
+        const row = await insertService(tx, tenantId, {
+          name: input.name,
+          slug: input.slug,
+          description: sanitizeRichText(input.description),
+          serviceOwner: input.serviceOwner ?? '',
+          subscriptionModel: input.subscriptionModel ?? '',
+          iconUrl,
+          timeline: defaultTimeline(),
+        });
+        if (!row) throw conflict(M.slugTaken);
+        await writeAudit(tx, actor, { tenantId, action: 'service.create', targetType: 'service', targetId: row.id, details: { slug: row.slug } });
+        return row;
       });
-      if (!row) throw conflict(M.slugTaken);
-      await writeAudit(tx, actor, { tenantId, action: 'service.create', targetType: 'service', targetId: row.id, details: { slug: row.slug } });
-      return row;
-    });
-    return reply.status(201).send({ service: presentService(service) });
-  });
+      return reply.status(201).send({ service: presentService(service) });
+    },
+  );
 
   /** Edits the details and the timeline; the slug never changes (a slug in the body is ignored). */
-  app.put<IdParams>('/services/:id', async (req) => {
-    const { actor, tenantId } = scope(req);
-    const id = parsePathId(req.params.id);
-    const input = parse(updateServiceSchema, req.body);
-    await loadService(db, actor, tenantId, id, 'service.settings');
-    const changes: ServiceChanges = { name: input.name };
-    if (input.description !== undefined) changes.description = sanitizeRichText(input.description);
-    if (input.serviceOwner !== undefined) changes.serviceOwner = input.serviceOwner;
-    if (input.subscriptionModel !== undefined) changes.subscriptionModel = input.subscriptionModel;
-    if (input.iconUrl !== undefined) changes.iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
-    // Availability texts outside the new timeline stay stored and reappear when it covers them again.
-    if (input.timeline) changes.timeline = quarterRange(input.timeline.first, input.timeline.last);
-    const service = await db.transaction(async (tx) => {
-      await loadWritableService(tx, tenantId, id);
-      return updateService(tx, tenantId, id, changes);
-    });
-    if (!service) throw notFound(M.serviceNotFound);
-    return { service: presentService(service) };
-  });
+  app.put<IdParams>(
+    '/services/:id',
+    serviceDoc('Edit the details and the timeline (the slug never changes)', 'service.settings', one, {
+      body: updateServiceSchema,
+      errors: { ...archived, ...icon },
+    }),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      const id = parsePathId(req.params.id);
+      const input = parse(updateServiceSchema, req.body);
+      await loadService(db, actor, tenantId, id, 'service.settings');
+      const changes: ServiceChanges = { name: input.name };
+      if (input.description !== undefined) changes.description = sanitizeRichText(input.description);
+      if (input.serviceOwner !== undefined) changes.serviceOwner = input.serviceOwner;
+      if (input.subscriptionModel !== undefined) changes.subscriptionModel = input.subscriptionModel;
+      if (input.iconUrl !== undefined) changes.iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
+      // Availability texts outside the new timeline stay stored and reappear when it covers them again.
+      if (input.timeline) changes.timeline = quarterRange(input.timeline.first, input.timeline.last);
+      const service = await db.transaction(async (tx) => {
+        await loadWritableService(tx, tenantId, id);
+        return updateService(tx, tenantId, id, changes);
+      });
+      if (!service) throw notFound(M.serviceNotFound);
+      return { service: presentService(service) };
+    },
+  );
 
   const setArchived = async (actor: Actor, tenantId: string, id: string, archived: boolean) => {
     await loadService(db, actor, tenantId, id, 'service.admin');
@@ -78,13 +104,13 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
     });
   };
 
-  app.patch<IdParams>('/services/:id/archive', async (req) => {
+  app.patch<IdParams>('/services/:id/archive', serviceDoc('Archive a service: read-only, hidden from the dashboard', 'service.admin', one), async (req) => {
     const { actor, tenantId } = scope(req);
     const service = await setArchived(actor, tenantId, parsePathId(req.params.id), true);
     return { service: presentService(service) };
   });
 
-  app.patch<IdParams>('/services/:id/unarchive', async (req) => {
+  app.patch<IdParams>('/services/:id/unarchive', serviceDoc('Unarchive a service', 'service.admin', one), async (req) => {
     const { actor, tenantId } = scope(req);
     const service = await setArchived(actor, tenantId, parsePathId(req.params.id), false);
     return { service: presentService(service) };
@@ -112,22 +138,30 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
     });
   };
 
-  app.patch<IdParams>('/services/:id/publish', async (req) => {
-    const { actor, tenantId } = scope(req);
-    const service = await setPublished(actor, tenantId, parsePathId(req.params.id), true);
-    return { service: presentService(service) };
-  });
+  app.patch<IdParams>(
+    '/services/:id/publish',
+    serviceDoc('Publish a service: its public page and feed are on', 'service.admin', one, { errors: archived }),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      const service = await setPublished(actor, tenantId, parsePathId(req.params.id), true);
+      return { service: presentService(service) };
+    },
+  );
 
-  app.patch<IdParams>('/services/:id/unpublish', async (req) => {
+  app.patch<IdParams>('/services/:id/unpublish', serviceDoc('Unpublish a service: its public page is off', 'service.admin', one), async (req) => {
     const { actor, tenantId } = scope(req);
     const service = await setPublished(actor, tenantId, parsePathId(req.params.id), false);
     return { service: presentService(service) };
   });
 
   /** Archives (CONTRACT section 4); only the super admins' hard delete removes data. */
-  app.delete<IdParams>('/services/:id', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    await setArchived(actor, tenantId, parsePathId(req.params.id), true);
-    return reply.status(204).send();
-  });
+  app.delete<IdParams>(
+    '/services/:id',
+    serviceDoc('Archive a service, as PATCH /api/services/{id}/archive does (only the hard delete removes data)', 'service.admin', { 204: null }),
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      await setArchived(actor, tenantId, parsePathId(req.params.id), true);
+      return reply.status(204).send();
+    },
+  );
 }

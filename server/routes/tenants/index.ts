@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../../common/messages';
-import { createTenantSchema, updateTenantSchema } from '../../../common/schemas/tenants';
+import { createTenantSchema, tenantAnswerSchema, tenantListSchema, updateTenantSchema } from '../../../common/schemas/tenants';
+import { documented, type RouteDoc } from '../../openapi';
 import { ADMIN_MESSAGES, idParamSchema } from '../../../common/schemas/users';
 import { conflict, notFound } from '../../errors';
 import { insertTenant, listTenants, lockTenant, renameTenant, setTenantArchived } from '../../db/queries/tenants';
@@ -28,9 +29,11 @@ export function tenantIdOf(req: FastifyRequest): string {
 
 /** Tenant management (super admin); these routes work across tenants and ignore the tenant header. */
 export default async function tenantRoutes(app: FastifyInstance) {
-  const cross = { config: { tenant: false } };
+  const platform = documented('Tenants', { tenant: false });
+  const cross = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => platform(summary, 'platform.manage', responses, extra);
+  const one = { 200: tenantAnswerSchema };
 
-  app.get('/tenants', cross, async (req) => {
+  app.get('/tenants', cross('Every tenant, archived ones with includeArchived', { 200: tenantListSchema }, { query: listQuery }), async (req) => {
     const actor = requireActor(req);
     requirePlatform(actor);
     const query = parse(listQuery, req.query);
@@ -38,20 +41,24 @@ export default async function tenantRoutes(app: FastifyInstance) {
     return { tenants: rows.map(presentTenant) };
   });
 
-  app.post('/tenants', cross, async (req, reply) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    const input = parse(createTenantSchema, req.body);
-    const tenant = await app.database.db.transaction(async (tx) => {
-      const row = await insertTenant(tx, input);
-      if (!row) throw conflict(M.tenantSlugTaken);
-      await writeAudit(tx, actor, { tenantId: row.id, action: 'tenant.create', targetType: 'tenant', targetId: row.id });
-      return row;
-    });
-    return reply.status(201).send({ tenant: presentTenant(tenant) });
-  });
+  app.post(
+    '/tenants',
+    cross('Create a tenant', { 201: tenantAnswerSchema }, { body: createTenantSchema, errors: { 409: M.tenantSlugTaken } }),
+    async (req, reply) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const input = parse(createTenantSchema, req.body);
+      const tenant = await app.database.db.transaction(async (tx) => {
+        const row = await insertTenant(tx, input);
+        if (!row) throw conflict(M.tenantSlugTaken);
+        await writeAudit(tx, actor, { tenantId: row.id, action: 'tenant.create', targetType: 'tenant', targetId: row.id });
+        return row;
+      });
+      return reply.status(201).send({ tenant: presentTenant(tenant) });
+    },
+  );
 
-  app.put('/tenants/:id', cross, async (req) => {
+  app.put('/tenants/:id', cross('Rename a tenant (its slug never changes)', one, { body: updateTenantSchema }), async (req) => {
     const actor = requireActor(req);
     requirePlatform(actor);
     const id = tenantIdOf(req);
@@ -76,7 +83,8 @@ export default async function tenantRoutes(app: FastifyInstance) {
     ['archive', true],
     ['unarchive', false],
   ] as const) {
-    app.patch(`/tenants/:id/${path}`, cross, async (req) => {
+    const summary = archived ? 'Archive a tenant: hidden from the main view, its members cannot work in it' : 'Unarchive a tenant';
+    app.patch(`/tenants/:id/${path}`, cross(summary, one), async (req) => {
       const actor = requireActor(req);
       requirePlatform(actor);
       const id = tenantIdOf(req);
@@ -92,10 +100,18 @@ export default async function tenantRoutes(app: FastifyInstance) {
     });
   }
 
-  app.delete('/tenants/:id', cross, async (req, reply) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    await deleteTenant(app.database, actor, tenantIdOf(req));
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/tenants/:id',
+    cross(
+      'Permanently delete an archived tenant with its services, snapshots, audit log and the users whose primary tenant it is',
+      { 204: null },
+      { errors: { 409: `${ADMIN_MESSAGES.tenantNotArchived}; or: ${ADMIN_MESSAGES.cannotDeleteOwnTenant}` } },
+    ),
+    async (req, reply) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      await deleteTenant(app.database, actor, tenantIdOf(req));
+      return reply.status(204).send();
+    },
+  );
 }

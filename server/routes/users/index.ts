@@ -1,5 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_MESSAGES, createTenantUserSchema, idParamSchema } from '../../../common/schemas/users';
+import { ADMIN_MESSAGES, createTenantUserSchema, idParamSchema, tenantUserPageSchema, userAnswerSchema } from '../../../common/schemas/users';
+import { M } from '../../../common/messages';
+import { documented, type RouteDoc } from '../../openapi';
+
+const tenantUsers = documented('Tenant users');
+const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => tenantUsers(summary, 'tenant.users', responses, extra);
 import { notFound } from '../../errors';
 import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant, usersByIds } from '../../db/queries/admin';
 import type { TenantRow } from '../../db/queries/users';
@@ -21,23 +26,31 @@ import { withdrawInvitation } from '../../commands/invitations';
 export default async function userRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
-  app.get('/users', async (req) => {
-    const { actor, tenantId } = scope(req);
-    requireTenant(actor, 'tenant.users');
-    const query = parse(userPageQuerySchema, req.query);
-    if (isPaged(query)) return pageOfUsers(tenantId, scope(req).tenant, query);
-    const [members, invitations] = await Promise.all([listTenantUsers(db(), tenantId), listTenantInvitations(db(), tenantId)]);
-    // A person with a pending invitation is listed as the invitation, with what the admin entered,
-    // whether the account is outside the tenant or was created here and has not signed in yet.
-    const pending = new Set(invitations.map((i) => i.userId));
-    const rows = [
-      ...members.filter((u) => !pending.has(u.id)).map((u) => presentTenantListUser(u, false)),
-      ...invitations.map((i) => presentTenantListUser(presentInvitationAsUser(i, scope(req).tenant), true)),
-    ];
-    rows.sort((a, b) => a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
-    // Without paging parameters the answer is the whole list up to its cap (decision 0114).
-    return { users: rows.slice(0, USER_LIST_CAP) };
-  });
+  app.get(
+    '/users',
+    doc(
+      "The tenant's users and pending invitations, by name; a page of them with search, limit or after",
+      { 200: tenantUserPageSchema },
+      { query: userPageQuerySchema },
+    ),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      requireTenant(actor, 'tenant.users');
+      const query = parse(userPageQuerySchema, req.query);
+      if (isPaged(query)) return pageOfUsers(tenantId, scope(req).tenant, query);
+      const [members, invitations] = await Promise.all([listTenantUsers(db(), tenantId), listTenantInvitations(db(), tenantId)]);
+      // A person with a pending invitation is listed as the invitation, with what the admin entered,
+      // whether the account is outside the tenant or was created here and has not signed in yet.
+      const pending = new Set(invitations.map((i) => i.userId));
+      const rows = [
+        ...members.filter((u) => !pending.has(u.id)).map((u) => presentTenantListUser(u, false)),
+        ...invitations.map((i) => presentTenantListUser(presentInvitationAsUser(i, scope(req).tenant), true)),
+      ];
+      rows.sort((a, b) => a.name.localeCompare(b.name) || a.email.localeCompare(b.email));
+      // Without paging parameters the answer is the whole list up to its cap (decision 0114).
+      return { users: rows.slice(0, USER_LIST_CAP) };
+    },
+  );
 
   /** One page of the list above, in the database's order of name then email, and the next page's cursor. */
   async function pageOfUsers(tenantId: string, tenant: TenantRow, query: UserPageQuery) {
@@ -66,44 +79,60 @@ export default async function userRoutes(app: FastifyInstance) {
     return { users, next_after: keys.length > limit && last ? encodeCursor([last.name, last.email]) : null };
   }
 
-  app.post('/users', async (req, reply) => {
-    const { actor } = scope(req);
-    requireTenant(actor, 'tenant.users');
-    const input = parse(createTenantUserSchema, req.body);
-    // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
-    const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
-    return reply.status(201).send({ user: presentUser(user, user.tenantName) });
-  });
+  app.post(
+    '/users',
+    doc(
+      'Add a user to the tenant; an address with an account elsewhere is invited, with the same answer',
+      { 201: userAnswerSchema },
+      { body: createTenantUserSchema, errors: { 409: M.emailTaken } },
+    ),
+    async (req, reply) => {
+      const { actor } = scope(req);
+      requireTenant(actor, 'tenant.users');
+      const input = parse(createTenantUserSchema, req.body);
+      // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
+      const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
+      return reply.status(201).send({ user: presentUser(user, user.tenantName) });
+    },
+  );
 
-  app.delete('/users/:id', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    requireTenant(actor, 'tenant.users');
-    const parsed = idParamSchema.safeParse(req.params);
-    if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
-    const id = parsed.data.id;
-    requireMayRemoveUser(actor, { id }, 'tenant');
-    // The list gives a pending invitation's id: deleting it withdraws the invitation.
-    const invitation = await findTenantInvitation(db(), tenantId, id);
-    if (invitation) {
-      await withdrawInvitation(db(), actor, invitation);
-      return reply.status(204).send();
-    }
-    const user = await findTenantUser(db(), tenantId, id);
-    // A pending invitee is known by the invitation's id only, as the list shows it.
-    if (!user || (await findInvitationOf(db(), tenantId, id))) throw notFound(ADMIN_MESSAGES.userNotFound);
-    requireMayRemoveUser(actor, user, 'tenant');
-    const wholeAccount = user.tenantId === tenantId;
-    await db().transaction(async (tx) => {
-      if (wholeAccount) await deleteUser(tx, id);
-      else await removeFromTenant(tx, tenantId, id);
-      await writeAudit(tx, actor, {
-        tenantId,
-        action: 'user.delete',
-        targetType: 'user',
-        targetId: id,
-        details: { email: user.email, scope: wholeAccount ? 'account' : 'membership' },
+  app.delete(
+    '/users/:id',
+    doc(
+      'Remove a user from the tenant (the account itself when this is its primary tenant), or withdraw a pending invitation',
+      { 204: null },
+      { errors: { 400: M.cannotDeleteOwnAccount } },
+    ),
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      requireTenant(actor, 'tenant.users');
+      const parsed = idParamSchema.safeParse(req.params);
+      if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
+      const id = parsed.data.id;
+      requireMayRemoveUser(actor, { id }, 'tenant');
+      // The list gives a pending invitation's id: deleting it withdraws the invitation.
+      const invitation = await findTenantInvitation(db(), tenantId, id);
+      if (invitation) {
+        await withdrawInvitation(db(), actor, invitation);
+        return reply.status(204).send();
+      }
+      const user = await findTenantUser(db(), tenantId, id);
+      // A pending invitee is known by the invitation's id only, as the list shows it.
+      if (!user || (await findInvitationOf(db(), tenantId, id))) throw notFound(ADMIN_MESSAGES.userNotFound);
+      requireMayRemoveUser(actor, user, 'tenant');
+      const wholeAccount = user.tenantId === tenantId;
+      await db().transaction(async (tx) => {
+        if (wholeAccount) await deleteUser(tx, id);
+        else await removeFromTenant(tx, tenantId, id);
+        await writeAudit(tx, actor, {
+          tenantId,
+          action: 'user.delete',
+          targetType: 'user',
+          targetId: id,
+          details: { email: user.email, scope: wholeAccount ? 'account' : 'membership' },
+        });
       });
-    });
-    return reply.status(204).send();
-  });
+      return reply.status(204).send();
+    },
+  );
 }
