@@ -150,11 +150,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
   /** "Send again": the same event (same id, so a receiver can tell it is the same) queued once more, now. */
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/retry',
-    doc(
-      'Send a delivery again (the same event id)',
-      { 202: z.object({ delivery: webhookDeliveryViewSchema }) },
-      { errors: { 409: M.enableBeforeSending } },
-    ),
+    doc('Send a delivery again (the same event id)', { 202: z.object({ delivery: webhookDeliveryViewSchema }) }, { errors: { 409: M.enableBeforeSending } }),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
