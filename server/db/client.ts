@@ -194,6 +194,10 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
  * returns), the shared channel being heard by the process's listener.
  */
 function hearOnPooled(client: PoolClient, kind: Database['kind'], changes: ChangeFeed): void {
+  // The pool hears an idle connection's errors; one checked out and lost between two statements
+  // (the database restarting) would otherwise crash the process. Its next statement fails, and the
+  // pool drops a connection that is no longer queryable when it is released.
+  client.on('error', () => {});
   const hearing = client as HearingClient;
   if (kind === 'pglite') {
     client.on('notification', (n) => n.channel === CHANGE_CHANNEL && changes.hear(n.payload));

@@ -192,6 +192,36 @@ describe('database outage', () => {
     await outage('reset');
   }, 60_000);
 
+  it('survives a connection lost while a transaction holds it between two statements', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const failed = await database.db
+        .transaction(async (tx) => {
+          await tx.select({ value: availabilityHistory.value }).from(availabilityHistory).limit(1);
+          // The connection goes while the transaction holds it, no statement of its own under way.
+          await proxy.cut('reset');
+          await sleep(200);
+          await tx.select({ value: availabilityHistory.value }).from(availabilityHistory).limit(1);
+        })
+        .then(
+          () => false,
+          () => true,
+        );
+      expect(failed).toBe(true);
+      await proxy.restore();
+      // The lost connection was dropped, not handed out again: the next request is answered.
+      await expect
+        .poll(async () => (await call(app, 'GET', '/api/services', { token: world.tokens.reader, tenant: world.tenant.slug })).statusCode, { timeout: 10_000 })
+        .toBe(200);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await proxy.restore();
+    }
+  }, 60_000);
+
   it('lost no acknowledged write', async () => {
     const rows = await database.db.select({ value: availabilityHistory.value }).from(availabilityHistory).where(eq(availabilityHistory.aspectId, aspectId));
     const stored = new Set(rows.map((r) => r.value));
