@@ -47,12 +47,12 @@ export interface BrowserOptions {
   log: (line: string) => void;
 }
 
-/** Builds the web app for production into `outDir` (as npm start serves it). */
-export async function buildWebApp(outDir: string): Promise<void> {
+/** Builds the web app for production into `outDir` (as npm start serves it), this checkout's or the one at `root`. */
+export async function buildWebApp(outDir: string, root = ROOT): Promise<void> {
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await build({ configFile: join(ROOT, 'vite.config.ts'), mode: 'production', logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+    await build({ configFile: join(root, 'vite.config.ts'), mode: 'production', logLevel: 'warn', build: { outDir, emptyOutDir: true } });
   } finally {
     process.env.NODE_ENV = nodeEnv;
   }
@@ -78,7 +78,7 @@ function searchCases(categories: Category[], aspects: Aspect[], timeline: string
   return cases;
 }
 
-async function signIn(page: Page, base: string): Promise<void> {
+export async function signIn(page: Page, base: string): Promise<void> {
   await page.goto(`${base}/login`);
   await page.getByLabel('Email').fill(ADMIN.email);
   await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);

@@ -3,6 +3,7 @@
  * docs/performance.json, so a run of some steps (BENCH_STEPS) refreshes their sections and keeps
  * the others as they were measured; each section says when, where and at which commit.
  */
+import type { GridFigure } from './grid';
 import type { ListFigure } from './lists';
 import type { PublishingFigures } from './publishing';
 import type { Figure } from './measure';
@@ -45,6 +46,8 @@ export interface BenchResults {
   publishing?: { machine: Machine } & PublishingFigures;
   /** Webhooks: writes with them off and on, delivery latency and throughput (bench/webhooks.ts). */
   webhooks?: { machine: Machine; results: { database: string; figures: WebhookFigure[]; notes: string[] }[] };
+  /** The roadmap grid: keyboard moves and a whole-roadmap paste in Chromium, the batch write and imports on the server (bench/grid.ts). */
+  grid?: { machine: Machine; figures: GridFigure[]; notes: string[] };
 }
 
 const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));
@@ -86,7 +89,7 @@ export function renderReport(r: BenchResults): string {
     '# Performance',
     '',
     'Written by `npm run bench` (bench/run.ts) from the results in docs/performance.json; run it again',
-    'to refresh every figure, or `BENCH_STEPS=api,memory,browser,pglite,lists` (any of them) to refresh some',
+    'to refresh every figure, or `BENCH_STEPS=api,memory,browser,pglite,lists,grid` (any of the steps) to refresh some',
     'sections and keep the others. Each section says when and where it was measured. The machine is',
     'shared: the load average at the start of each section says how busy it was, and figures measured',
     'on a busy machine are worse than on an idle one, most of all the browser frame times.',
@@ -291,7 +294,48 @@ export function renderReport(r: BenchResults): string {
       '',
     );
   }
+  if (r.grid) lines.push(...gridSection(r.grid));
   return lines.join('\n');
+}
+
+/** A grid figure's row: its value, the same measured in the same run to set it against, and the issue's bound. */
+function gridRow(f: GridFigure): string {
+  const against = f.baseline
+    ? `${num(f.baseline.value)} (${f.baseline.what}): ${(f.value / f.baseline.value).toFixed(f.value / f.baseline.value < 10 ? 2 : 0)}×`
+    : '';
+  const verdict = f.target === undefined ? '' : `${f.value <= f.target ? 'met' : 'not met'} (target ≤ ${f.target} ${f.unit})`;
+  return `| ${f.name} | ${num(f.value)} | ${against} | ${verdict} |`;
+}
+
+/** The roadmap grid (bench/grid.ts): one table per part, then what was found about the targets not met. */
+function gridSection(g: NonNullable<BenchResults['grid']>): string[] {
+  const out = [
+    '## The roadmap grid (issue 28)',
+    '',
+    'Issue 28 (bench/grid.ts, `BENCH_STEPS=grid`). In the browser (bench/gridBrowser.ts): the 600-aspect, 12-quarter',
+    'roadmap in headless Chromium against the real server serving the production build, every time taken inside the',
+    "page. A move's keydown is dispatched at the start of a frame on the focused cell, and its frame lasts until that",
+    'frame is painted; the frames between moves are timed too, so that a render after the move (the row window',
+    'following the focus) shows. The paste is a real Ctrl+V of the whole roadmap (7,200 cells), timed to the',
+    "grid's own status saying it is stored. On the server: the same paste through `app.inject` in the bench's",
+    'process, as the API tests call it, on the embedded database (in memory) and on PostgreSQL, against one',
+    "cell's write measured in the same run, and other tenants' reads while the largest CSV apply runs.",
+    '',
+    measured(g.machine, `; medians of ${g.machine.runs} runs`),
+    '',
+  ];
+  for (const section of [...new Set(g.figures.map((f) => f.section))]) {
+    out.push(
+      `### ${section}`,
+      '',
+      '| figure | value | against | target |',
+      '|---|---:|---|---|',
+      ...g.figures.filter((f) => f.section === section).map(gridRow),
+      '',
+    );
+  }
+  out.push(...g.notes.map((n) => `- ${n}`), '');
+  return out;
 }
 
 /** A list figure's row: the large value, the 20-item one, their ratio, and the targets that apply. */

@@ -20,6 +20,11 @@
  *
  * - webhooks: writes with webhooks off and on, delivery latency and throughput to a local receiver
  *   (bench/webhooks.ts), on the embedded database and, with DATABASE_URL, on PostgreSQL.
+ * - grid: the roadmap grid (bench/grid.ts): keyboard moves and a whole-roadmap paste on the
+ *   600-aspect roadmap in Chromium (BENCH_GRID_BEFORE=<commit>: that commit measured next to this
+ *   one), the batch write and other tenants' reads during the largest CSV apply on the embedded
+ *   database and on PostgreSQL (BENCH_GRID_DATABASE_URL, else DATABASE_URL, else
+ *   postgres://postgres@127.0.0.1:5432; it uses BENCH_PORT and the next port).
  *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
@@ -33,6 +38,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { measureBrowser } from './browser';
+import { gridOptionsFromEnv, measureGrid } from './grid';
 import { SCALES } from './data';
 import { ensureWrk } from './http';
 import { listsOptionsFromEnv, measureLists } from './lists';
@@ -45,7 +51,7 @@ import { measurePublishing } from './publishing';
 import { measureWebhooks, webhookOptionsFromEnv } from './webhooks';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
-const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing', 'webhooks'] as const;
+const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing', 'webhooks', 'grid'] as const;
 const EMBEDDED = 'Embedded (PGlite in a worker thread)';
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
@@ -162,6 +168,12 @@ async function main() {
       }
     }
     save('webhooks', { machine, results });
+  }
+  if (steps.includes('grid')) {
+    const options = { ...gridOptionsFromEnv(log), runs, port };
+    log(`grid: the 600 x 12 roadmap${options.before ? `, next to ${options.before}` : ''}`);
+    const machine = machineNow(scaleName, runs, 0);
+    save('grid', { machine, ...(await measureGrid(options)) });
   }
   log(`wrote ${REPORT}`);
 }

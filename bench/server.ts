@@ -1,7 +1,8 @@
 /** Starts the product as `npm start` does, in its own process, and measures its start-up. */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -13,6 +14,19 @@ export interface RunningServer {
   /** From spawning the process to the first answered request. */
   startMs: number;
   stop(): Promise<void>;
+}
+
+/**
+ * The product at another commit, to run next to this one (startServer's `root`): `git archive` of
+ * the commit into `dir` (nothing in this checkout changes), with this checkout's node_modules.
+ */
+export function checkoutAt(commit: string, dir: string): string {
+  const root = join(dir, `at-${commit}`);
+  mkdirSync(root, { recursive: true });
+  const extracted = spawnSync('sh', ['-c', `git archive ${JSON.stringify(commit)} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT, encoding: 'utf8' });
+  if (extracted.status !== 0) throw new Error(`git archive ${commit}: ${extracted.stderr}`);
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  return root;
 }
 
 export async function startServer(opts: {

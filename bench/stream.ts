@@ -20,8 +20,8 @@
  *                                         third after it), BENCH_STREAM_DATABASE_URL, else
  *                                         DATABASE_URL, else postgres://postgres@127.0.0.1:5432
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ import { SCALES, catalogFile, type BenchScale } from './data';
 import { Client, median, percentile, type WrkResult } from './http';
 import type { Figure } from './measure';
 import { benchDatabase } from './memory';
-import { ADMIN, rawGet, rssOf, startBaseline, startServer, type RunningServer } from './server';
+import { ADMIN, checkoutAt, rawGet, rssOf, startBaseline, startServer, type RunningServer } from './server';
 
 export interface StreamOptions {
   scaleName: 'small' | 'full';
@@ -57,7 +57,6 @@ const MB = 1024 * 1024;
 const PROCESSES = 3;
 /** A process that was never told would never show the value: fails the bench rather than wait. */
 const BOUND_MS = 5000;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const FULL_WARM = 'GET /full, large service, warm (req/s)';
 
@@ -164,11 +163,7 @@ function storedWarmFull(): { value: number; baseline?: number; commit: string; d
  * imported: `git archive` of the commit (nothing in this checkout changes), this checkout's node_modules.
  */
 async function startBefore(commit: string, o: StreamOptions, work: string): Promise<{ url: string; auth: Record<string, string>; stop(): Promise<void> }> {
-  const root = join(work, `before-${commit}`);
-  mkdirSync(root, { recursive: true });
-  const extracted = spawnSync('sh', ['-c', `git archive ${JSON.stringify(commit)} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT, encoding: 'utf8' });
-  if (extracted.status !== 0) throw new Error(`git archive ${commit}: ${extracted.stderr}`);
-  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  const root = checkoutAt(commit, work);
   const database = await benchDatabase(o.databaseUrl, 'catalog_bench_stream_before');
   let server: RunningServer | undefined;
   try {

@@ -19,9 +19,12 @@ export interface TestApp {
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
-/** Builds the real app on a fresh database; the API rate limit is off unless a test sets it. */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const { database, dispose, url } = await openTestDatabase();
+/**
+ * Builds the real app on a fresh database (see openTestDatabase for `databaseBase`); the API rate
+ * limit is off unless a test sets it.
+ */
+export async function buildTestApp(env: Record<string, string> = {}, databaseBase?: string | null): Promise<TestApp> {
+  const { database, dispose, url } = await openTestDatabase(databaseBase);
   // Cached reads go stale by this process's writes only, so statement counts do not depend on timing.
   // Webhook deliveries are sent only where a test asks for them (server/integrations/webhooks.test.ts).
   const config: Config = loadConfig({

@@ -3,11 +3,13 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../db';
 
 /**
- * A fresh database for one test file: in-memory PGlite by default; with TEST_DATABASE_URL a new
+ * A fresh database for one test file: in-memory PGlite by default; with TEST_DATABASE_URL (or
+ * `base`, a PostgreSQL server's address; null for PGlite whatever the environment says) a new
  * PostgreSQL database created for the file and dropped afterwards.
  */
-export async function openTestDatabase(): Promise<{ database: Database; dispose: () => Promise<void>; url?: string }> {
-  const base = process.env.TEST_DATABASE_URL;
+export async function openTestDatabase(
+  base: string | null = process.env.TEST_DATABASE_URL ?? null,
+): Promise<{ database: Database; dispose: () => Promise<void>; url?: string }> {
   if (!base) {
     const database = await openDatabase({});
     return { database, dispose: () => database.close() };

@@ -26,7 +26,11 @@ export interface RowWindow<E extends HTMLElement = HTMLTableElement> {
   tableRef: RefObject<E | null>;
   /** Rows (by index in display order) rendered in full: those near the viewport. */
   range: RowRange;
-  /** The row holding the keyboard focus stays in full wherever it is. */
+  /**
+   * The row holding the keyboard focus, while it is outside `range`: it stays in full wherever it
+   * is. Null while the focus is in a row of the window (or not in the table), so that the focus
+   * moving between rows in full renders nothing here.
+   */
   focusedKey: string | null;
   onFocus: (e: FocusEvent<HTMLElement>) => void;
   onBlur: (e: FocusEvent<HTMLElement>) => void;
@@ -216,7 +220,15 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
   rangeRef.current = range;
   // Renders in a row that moved the window, without a scroll between them (see settledRange).
   const unsettled = useRef(0);
+  // The row holding the focus, and the same while it is outside the window (the state: see RowWindow.focusedKey).
+  const focused = useRef<string | null>(null);
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
+  /** Pins the focused row when it is outside `window`, and lets it go once it is in. */
+  const pinFocused = useCallback((window: RowRange) => {
+    const key = focused.current;
+    const index = key === null ? -1 : keysRef.current.indexOf(key);
+    setFocusedKey(index >= 0 && (index < window.start || index > window.end) ? key : null);
+  }, []);
   // Height of rows never measured: the measured average, updated when it moves by over a tenth.
   const [estimate, setEstimate] = useState(FALLBACK_ROW_PX);
   // A new function when the estimate moves, so memoised gaps take the new height.
@@ -278,6 +290,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
         if (!scrolling) next = settledRange(prev, next, unsettled.current);
       }
       if (scrolling) unsettled.current = 0;
+      pinFocused(next);
       if (next.start === prev.start && next.end === prev.end) {
         unsettled.current = 0;
         return;
@@ -286,7 +299,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
       rangeRef.current = next;
       setRange(next);
     },
-    [heightOf],
+    [heightOf, pinFocused],
   );
 
   useLayoutEffect(() => {
@@ -320,12 +333,15 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
   const onFocus = useCallback(
     (e: FocusEvent<HTMLElement>) => {
       const row = (e.target as HTMLElement).closest<HTMLElement>(`${rowTag}[data-window-key]`);
-      setFocusedKey(row?.dataset.windowKey ?? null);
+      focused.current = row?.dataset.windowKey ?? null;
+      pinFocused(rangeRef.current);
     },
-    [rowTag],
+    [rowTag, pinFocused],
   );
   const onBlur = useCallback((e: FocusEvent<HTMLElement>) => {
-    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setFocusedKey(null);
+    if (e.currentTarget.contains(e.relatedTarget as Node | null)) return;
+    focused.current = null;
+    setFocusedKey(null);
   }, []);
 
   const printing = usePrinting();

@@ -331,34 +331,28 @@ export async function cellTexts(db: Executor, tenantId: string, serviceId: strin
 }
 
 /**
- * Writes many cells of one service, set by set, exactly as catalog_write_availability writes one:
- * a text is inserted or replaced (its version raised), an empty one deleted, each cell gets its
- * history row, and the service's version goes up and its last_updated moves (once for the whole
- * set). The caller holds the service's lock, has checked the service is not archived, that every
- * aspect is the service's and that no cell conflicts, and passes only cells whose text changes.
- * Answers the service's version after the write.
+ * Writes many cells of one service in one statement, exactly as catalog_write_availability writes
+ * one: a text is inserted or replaced (its version raised), an empty one deleted, each cell gets
+ * its history row, and the service's version goes up and its last_updated moves (once for the
+ * whole set). The caller holds the service's lock, has checked the service is not archived, that
+ * every aspect is the service's and that no cell conflicts, and passes only cells whose text
+ * changes. Answers the service's version after the write.
  */
 export async function writeCellsOfService(db: Executor, tenantId: string, serviceId: string, cells: readonly CellWrite[], changedBy: string): Promise<number> {
-  const setCells = cells.filter((c) => c.value !== '');
-  const clearedCells = cells.filter((c) => c.value === '');
-  const set = JSON.stringify(setCells.map((c) => ({ a: c.aspectId, b: c.timeBucket, v: c.value })));
-  const cleared = JSON.stringify(clearedCells.map((c) => ({ a: c.aspectId, b: c.timeBucket })));
-  const all = JSON.stringify(cells.map((c) => ({ a: c.aspectId, b: c.timeBucket, v: c.value })));
-  if (clearedCells.length)
-    await db.execute(sql`
-    delete from availabilities av
-    using jsonb_to_recordset(${cleared}::jsonb) as x(a uuid, b text)
-    where av.tenant_id = ${tenantId}::uuid and av.aspect_id = x.a and av.time_bucket = x.b`);
-  if (setCells.length)
-    await db.execute(sql`
-    insert into availabilities as av (tenant_id, service_id, aspect_id, time_bucket, value)
-    select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v from jsonb_to_recordset(${set}::jsonb) as x(a uuid, b text, v text)
-    on conflict (aspect_id, time_bucket) do update set value = excluded.value, version = av.version + 1, updated_at = now()`);
-  await db.execute(sql`
-    insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
-    select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v, ${changedBy}::text from jsonb_to_recordset(${all}::jsonb) as x(a uuid, b text, v text)`);
+  const items = JSON.stringify(cells.map((c) => ({ a: c.aspectId, b: c.timeBucket, v: c.value })));
   type Row = { version: number };
   const res = await db.execute<Row>(sql`
+    with x as materialized (select * from jsonb_to_recordset(${items}::jsonb) as x(a uuid, b text, v text)),
+    cleared as (
+      delete from availabilities av using x
+      where x.v = '' and av.tenant_id = ${tenantId}::uuid and av.aspect_id = x.a and av.time_bucket = x.b),
+    stored as (
+      insert into availabilities as av (tenant_id, service_id, aspect_id, time_bucket, value)
+      select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v from x where x.v <> ''
+      on conflict (aspect_id, time_bucket) do update set value = excluded.value, version = av.version + 1, updated_at = now()),
+    history as (
+      insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
+      select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v, ${changedBy}::text from x)
     update services s set version = s.version + 1, last_updated = now()
     where s.tenant_id = ${tenantId}::uuid and s.id = ${serviceId}::uuid returning s.version`);
   return (res as unknown as { rows: Row[] }).rows[0]!.version;

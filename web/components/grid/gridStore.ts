@@ -92,6 +92,34 @@ export class GridStore {
     return this.rowIndex.get(key);
   }
 
+  /** The next row from `from` in `step`'s direction (aspect rows only when `aspectsOnly`); `from` when there is none. */
+  rowFrom(from: number, step: number, aspectsOnly: boolean): number {
+    let i = from + step;
+    while (aspectsOnly && i >= 0 && i < this.rows.length && this.rows[i]!.kind !== 'aspect') i += Math.sign(step);
+    return i < 0 || i >= this.rows.length ? from : i;
+  }
+
+  /** Aspect and quarter of a cell, when it is a quarter cell of an aspect row. */
+  quarterCell(pos: CellPos): { aspect: Aspect; bucket: string } | null {
+    const row = this.rows[pos.row];
+    if (row?.kind !== 'aspect' || pos.col < FIRST_QUARTER_COL) return null;
+    const bucket = this.timeline[pos.col - FIRST_QUARTER_COL];
+    return bucket ? { aspect: row.aspect, bucket } : null;
+  }
+
+  /** The selected block's quarter cells (or the active cell's), row by row. */
+  blockCells(): { aspect: Aspect; bucket: string }[] {
+    const sel = this.selection();
+    const cells: { aspect: Aspect; bucket: string }[] = [];
+    for (let r = sel.top; r <= sel.bottom; r++) {
+      for (let c = Math.max(sel.left, FIRST_QUARTER_COL); c <= sel.right; c++) {
+        const cell = this.quarterCell({ row: r, col: c });
+        if (cell) cells.push(cell);
+      }
+    }
+    return cells;
+  }
+
   /** The selected block: rows and columns, inclusive. */
   selection(): { top: number; bottom: number; left: number; right: number } {
     const a = this.anchor ?? this.active;

@@ -1,0 +1,167 @@
+import type { KeyboardEvent } from 'react';
+import { MAX_TEXT_LENGTH } from '../../../common/limits';
+import { cellOf, focusActive, moveTo, type GridEnv } from './gridEnv';
+import { FIRST_QUARTER_COL } from './gridStore';
+import type { GridWrites } from './gridWrites';
+import { GRID_MESSAGES as G } from './messages';
+
+/** How many rows PageUp and PageDown move. */
+const PAGE_ROWS = 10;
+
+/** Opens the in-place editor on the active quarter with `initial` (what was typed), or its text; false where it cannot. */
+function startEditing(env: GridEnv, writes: GridWrites, initial: string | null): boolean {
+  const { store } = env;
+  const pos = store.active;
+  const cell = store.quarterCell(pos);
+  if (!cell || !env.options.canWrite) return false;
+  store.startEditing({ row: pos.row, col: pos.col, initial: initial ?? writes.shownText(cell.aspect, cell.bucket) });
+  return true;
+}
+
+/** Commits the in-place editor's text (Escape passes null) and moves by (rows, cols). */
+export function finishEditing(env: GridEnv, writes: GridWrites, text: string | null, move: { rows: number; cols: number }): void {
+  const { store } = env;
+  const editing = store.editing;
+  if (!editing) return;
+  const pos = { row: editing.row, col: editing.col };
+  store.startEditing(null);
+  if (text !== null) {
+    const cell = store.quarterCell(pos);
+    if (cell) {
+      const edits = writes.editsOf([{ ...cell, value: text.slice(0, MAX_TEXT_LENGTH) }]);
+      if (edits.length) void writes.write(edits, 'new');
+    }
+  }
+  const row = move.rows ? store.rowFrom(pos.row, move.rows, true) : pos.row;
+  moveTo(env, { row, col: Math.min(store.columns - 1, Math.max(0, pos.col + move.cols)) });
+}
+
+/** The keys that move the active cell (Shift with them selects): true when `e` was one of them. */
+function moveKey(env: GridEnv, e: KeyboardEvent<HTMLElement>, ctrl: boolean): boolean {
+  const { store } = env;
+  const { row, col } = store.active;
+  const last = store.rows.length;
+  switch (e.key) {
+    case 'ArrowDown':
+    case 'ArrowUp': {
+      const step = e.key === 'ArrowDown' ? 1 : -1;
+      const to = ctrl ? (step > 0 ? store.rowFrom(last, -1, true) : store.rowFrom(-1, 1, true)) : store.rowFrom(row, step, e.shiftKey);
+      moveTo(env, { row: to, col }, e.shiftKey);
+      return true;
+    }
+    case 'ArrowRight':
+    case 'ArrowLeft': {
+      const step = e.key === 'ArrowRight' ? 1 : -1;
+      moveTo(env, { row, col: ctrl ? (step > 0 ? store.columns - 1 : 0) : col + step }, e.shiftKey);
+      return true;
+    }
+    case 'Home':
+      moveTo(env, ctrl ? { row: store.rowFrom(-1, 1, false), col: 0 } : { row, col: 0 }, e.shiftKey);
+      return true;
+    case 'End':
+      moveTo(env, ctrl ? { row: store.rowFrom(last, -1, false), col: store.columns - 1 } : { row, col: store.columns - 1 }, e.shiftKey);
+      return true;
+    case 'PageDown':
+    case 'PageUp': {
+      const step = e.key === 'PageDown' ? 1 : -1;
+      let r = row;
+      for (let i = 0; i < PAGE_ROWS; i++) r = store.rowFrom(r, step, true);
+      moveTo(env, { row: r, col }, e.shiftKey);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The grid's keys (docs/decisions/0126-roadmap-grid.md): moving and selecting, editing in place,
+ * Edit Availability, history, clearing, select all, undo and redo. Tab leaves the grid (one tab
+ * stop), except into the buttons of the cell it is on.
+ */
+export function onGridKeyDown(env: GridEnv, writes: GridWrites, e: KeyboardEvent<HTMLElement>): void {
+  const { store, options, say } = env;
+  const target = e.target as HTMLElement;
+  if (target.closest('.roadmap-cell-editor')) return;
+  const cell = cellOf(target);
+  // A button inside a cell that holds several (the aspect's handle and title, a category's
+  // actions): the keys are the button's; Escape goes back to the cell.
+  if (!cell || target.dataset.cell === undefined) {
+    if (e.key === 'Escape' && cell) {
+      e.preventDefault();
+      focusActive(env);
+    }
+    return;
+  }
+  const ctrl = e.ctrlKey || e.metaKey;
+  const canWrite = options.canWrite;
+  const handled = () => {
+    e.preventDefault();
+    e.stopPropagation();
+  };
+  if (moveKey(env, e, ctrl)) return handled();
+  if (e.key === 'Tab') return;
+  if (e.key === 'Escape') {
+    if (store.anchor) {
+      store.moveTo(store.active, false);
+      handled();
+    }
+    return;
+  }
+  if (ctrl && !e.altKey && (e.key === 'z' || e.key === 'Z' || e.key === 'y')) {
+    if (!canWrite) say(G.readOnly);
+    else void writes.undoOrRedo(e.key === 'y' || e.shiftKey ? 'redo' : 'undo');
+    return handled();
+  }
+  if (ctrl && e.key === 'a') {
+    store.selectBlock({ row: store.rowFrom(-1, 1, true), col: FIRST_QUARTER_COL }, { row: store.rowFrom(store.rows.length, -1, true), col: store.columns - 1 });
+    return handled();
+  }
+  const quarter = store.quarterCell(store.active);
+  if (e.altKey && (e.key === 'h' || e.key === 'H' || e.code === 'KeyH')) {
+    if (quarter) options.callbacks.onHistory(quarter.aspect, quarter.bucket);
+    return handled();
+  }
+  if (store.rows[store.active.row]?.kind === 'category' || store.active.col < FIRST_QUARTER_COL) {
+    // A cell of buttons: Enter or F2 goes to its first button (Tab then reaches the others).
+    if (e.key === 'Enter' || e.key === 'F2') {
+      const first = target.querySelector<HTMLElement>('button');
+      if (first) {
+        first.focus();
+        return handled();
+      }
+    }
+    if ((e.key === 'Delete' || e.key === 'Backspace') && store.hasBlock() && canWrite) {
+      writes.clearSelection();
+      return handled();
+    }
+    return;
+  }
+  if (!quarter) return;
+  if (e.key === 'Enter' && ctrl) {
+    // The spec's Edit Availability, one keystroke away.
+    if (canWrite) options.callbacks.onEditAvailability(quarter.aspect, quarter.bucket);
+    return handled();
+  }
+  const typed = e.key.length === 1 && !ctrl && !e.altKey;
+  if (!canWrite) {
+    if (e.key === 'Enter' || e.key === 'F2' || e.key === 'Delete' || e.key === 'Backspace' || typed) {
+      say(G.readOnly);
+      return handled();
+    }
+    return;
+  }
+  if (e.key === 'Enter' || e.key === 'F2') {
+    startEditing(env, writes, null);
+    return handled();
+  }
+  if (e.key === 'Delete' || e.key === 'Backspace') {
+    writes.clearSelection();
+    return handled();
+  }
+  if (typed) {
+    // Typing starts editing the cell with what was typed.
+    startEditing(env, writes, e.key);
+    return handled();
+  }
+}
