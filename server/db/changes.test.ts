@@ -79,7 +79,7 @@ describe('the change stream of categories, aspects and availabilities', () => {
 
   it('tells "any service" when a statement wrote more than fifty', async () => {
     const tenant = await createTenant(t.db);
-    const many = [];
+    const many: { id: string }[] = [];
     for (let i = 0; i < 51; i++) many.push(await createService(t.db, tenant.id));
     const written = await announced('categories', () =>
       t.db.insert(categories).values(many.map((s) => ({ tenantId: tenant.id, serviceId: s.id, name: 'Many' }))),
