@@ -127,6 +127,34 @@ export async function eventContent(db: Executor, endpoint: WebhookEndpointRow, d
   return data;
 }
 
+/** An attempt's outcome, as it is written to its delivery. */
+interface Outcome {
+  delivery: WebhookDeliveryRow;
+  endpoint?: WebhookEndpointRow;
+  /** Whether a request went out (an endpoint's failing state follows those only). */
+  sent?: boolean;
+  status: 'pending' | 'succeeded' | 'failed';
+  responseStatus: number | null;
+  durationMs: number | null;
+  error: string | null;
+  /** When a failed attempt is tried again; null when it is not. */
+  nextAttemptAt: Date | null;
+}
+
+/** A failure is tried again on the schedule, until it runs out. */
+function outcome(delivery: WebhookDeliveryRow, result: SendResult, final: boolean): Outcome {
+  const delay = RETRY_DELAYS_S[delivery.attempts - 1];
+  const status = result.ok ? 'succeeded' : final || delay === undefined ? 'failed' : 'pending';
+  return {
+    delivery,
+    status,
+    responseStatus: result.status,
+    durationMs: result.durationMs,
+    error: result.error ?? null,
+    nextAttemptAt: status === 'pending' ? new Date(Date.now() + delay! * 1000) : null,
+  };
+}
+
 /**
  * Sends the queued deliveries (docs/decisions/0132-webhook-delivery.md): claims due ones with
  * FOR UPDATE SKIP LOCKED under a lease (so several processes share the queue and a crashed one's
@@ -192,7 +220,11 @@ export class WebhookDispatcher {
       });
   }
 
-  /** Sends every delivery due now, round after round, until none is left; answers how many were attempted. */
+  /**
+   * Sends every delivery due now, round after round, until none is left; answers how many were
+   * attempted. A round reads its deliveries' endpoints in one statement and writes every outcome
+   * in one more: what a delivery costs the database is the reading of its content.
+   */
   async drain(): Promise<number> {
     const db = this.database.db;
     const enabled = await this.anyEnabled.get(
@@ -205,44 +237,53 @@ export class WebhookDispatcher {
       const claimed = await this.claim();
       if (claimed.length === 0) return total;
       total += claimed.length;
-      await Promise.all(claimed.map((d) => this.deliver(d)));
+      const endpointIds = [...new Set(claimed.map((d) => d.endpointId))];
+      const endpoints = new Map((await db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, endpointIds))).map((e) => [e.id, e]));
+      const outcomes = await Promise.all(claimed.map((d) => this.deliver(d, endpoints.get(d.endpointId))));
+      await this.record(outcomes);
+      await this.noteEndpoints(outcomes, endpoints);
     }
   }
 
+  /** Claims due deliveries under a lease, and answers them in order. */
   private async claim(): Promise<WebhookDeliveryRow[]> {
-    const db = this.database.db;
-    const result = (await db.execute(sql`
-      UPDATE webhook_deliveries d
-         SET status = 'sending', lease_until = now() + make_interval(secs => ${LEASE_S}), attempts = d.attempts + 1, last_attempt_at = now()
-       WHERE d.id IN (
-         SELECT c.id FROM webhook_deliveries c
-          WHERE ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'sending' AND c.lease_until < now()))
-            AND NOT EXISTS (
-              SELECT 1 FROM webhook_deliveries e
-               WHERE e.endpoint_id = c.endpoint_id AND e.service_key = c.service_key AND e.seq < c.seq AND e.status IN ('pending', 'sending'))
-          ORDER BY c.seq
-          LIMIT ${BATCH}
-          FOR UPDATE SKIP LOCKED)
-      RETURNING d.id`)) as unknown as { rows: { id: string }[] };
-    const ids = result.rows.map((r) => r.id);
-    if (ids.length === 0) return [];
-    return db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids)).orderBy(webhookDeliveries.seq);
+    const rows = await this.database.db
+      .update(webhookDeliveries)
+      .set({
+        status: 'sending',
+        leaseUntil: sql`now() + make_interval(secs => ${LEASE_S})`,
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        lastAttemptAt: sql`now()`,
+      })
+      .where(
+        sql`${webhookDeliveries.id} IN (
+          SELECT c.id FROM webhook_deliveries c
+           WHERE ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'sending' AND c.lease_until < now()))
+             AND NOT EXISTS (
+               SELECT 1 FROM webhook_deliveries e
+                WHERE e.endpoint_id = c.endpoint_id AND e.service_key = c.service_key AND e.seq < c.seq AND e.status IN ('pending', 'sending'))
+           ORDER BY c.seq
+           LIMIT ${BATCH}
+           FOR UPDATE SKIP LOCKED)`,
+      )
+      .returning();
+    return rows.sort((a, b) => a.seq - b.seq);
   }
 
-  private async deliver(delivery: WebhookDeliveryRow): Promise<void> {
-    const db = this.database.db;
-    const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, delivery.endpointId));
-    if (!endpoint || !endpoint.enabled) {
-      await this.record(delivery, { ok: false, status: null, durationMs: 0, error: 'endpoint disabled' }, true);
-      return;
-    }
-    const data = await eventContent(db, endpoint, delivery);
+  /** Sends one delivery, and answers its outcome (written with the round's others). */
+  private async deliver(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined): Promise<Outcome> {
+    if (!endpoint || !endpoint.enabled) return outcome(delivery, { ok: false, status: null, durationMs: 0, error: 'endpoint disabled' }, true);
+    const data = await eventContent(this.database.db, endpoint, delivery);
     if (!data) {
-      await db
-        .update(webhookDeliveries)
-        .set({ status: 'succeeded', error: 'not sent: nothing in it that the endpoint role may see', leaseUntil: null })
-        .where(eq(webhookDeliveries.id, delivery.id));
-      return;
+      return {
+        delivery,
+        endpoint,
+        status: 'succeeded',
+        responseStatus: null,
+        durationMs: null,
+        error: 'not sent: nothing in it that the endpoint role may see',
+        nextAttemptAt: null,
+      };
     }
     const at = new Date();
     let body = JSON.stringify({ type: delivery.eventType, timestamp: at.toISOString(), data });
@@ -255,29 +296,38 @@ export class WebhookDispatcher {
       allowPrivate: this.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     });
     this.sent++;
-    await this.record(delivery, result, false);
-    if (result.ok) {
-      if (endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince: null }).where(eq(webhookEndpoints.id, endpoint.id));
-      return;
-    }
-    await this.noteFailure(endpoint);
+    return { ...outcome(delivery, result, false), endpoint, sent: true };
   }
 
-  /** Writes an attempt's outcome; a failure is tried again on the schedule, until it runs out. */
-  private async record(delivery: WebhookDeliveryRow, result: SendResult, final: boolean): Promise<void> {
-    const delay = RETRY_DELAYS_S[delivery.attempts - 1];
-    const status = result.ok ? 'succeeded' : final || delay === undefined ? 'failed' : 'pending';
-    await this.database.db
-      .update(webhookDeliveries)
-      .set({
-        status,
-        responseStatus: result.status,
-        durationMs: result.durationMs,
-        error: result.error,
-        leaseUntil: null,
-        nextAttemptAt: status === 'pending' ? new Date(Date.now() + delay! * 1000) : sql`${webhookDeliveries.nextAttemptAt}`,
-      })
-      .where(eq(webhookDeliveries.id, delivery.id));
+  /** Writes a round's outcomes in one statement. */
+  private async record(outcomes: Outcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const rows = sql.join(
+      outcomes.map(
+        (o) =>
+          sql`(${o.delivery.id}::uuid, ${o.status}::text, ${o.responseStatus}::integer, ${o.durationMs}::integer, ${o.error}::text, ${o.nextAttemptAt?.toISOString() ?? null}::timestamptz)`,
+      ),
+      sql`, `,
+    );
+    await this.database.db.execute(sql`
+      UPDATE webhook_deliveries d
+         SET status = o.status, response_status = o.response_status, duration_ms = o.duration_ms, error = o.error,
+             lease_until = NULL, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
+        FROM (VALUES ${rows}) AS o(id, status, response_status, duration_ms, error, next_attempt_at)
+       WHERE d.id = o.id`);
+  }
+
+  /** An endpoint that answered is no longer failing; one that did not answer is failing (and disabled after a day of it). */
+  private async noteEndpoints(outcomes: Outcome[], endpoints: Map<string, WebhookEndpointRow>): Promise<void> {
+    const answered = new Set<string>();
+    const failed = new Set<string>();
+    for (const o of outcomes) {
+      if (!o.sent || !o.endpoint) continue;
+      (o.status === 'succeeded' ? answered : failed).add(o.endpoint.id);
+    }
+    const recovered = [...answered].filter((id) => !failed.has(id) && endpoints.get(id)?.failingSince);
+    if (recovered.length) await this.database.db.update(webhookEndpoints).set({ failingSince: null }).where(inArray(webhookEndpoints.id, recovered));
+    for (const id of failed) await this.noteFailure(endpoints.get(id)!);
   }
 
   /** Marks the endpoint failing; failing for a day, it is disabled, its waiting deliveries fail, and its tenant's admins are told. */
