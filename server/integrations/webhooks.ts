@@ -66,20 +66,20 @@ export async function eventContent(db: Executor, endpoint: WebhookEndpointRow, d
   if (delivery.eventType === 'availability.changed') {
     const cells = list(data.cells);
     const ids = [...new Set(cells.map((c) => String(c.aspect_id)))];
+    const buckets = [...new Set(cells.map((c) => String(c.time_bucket)))];
+    // The changed cells' aspects and their values now, in one statement.
     const rows = ids.length
       ? await db
-          .select({ id: aspects.id, isPublic: aspects.isPublic, title: aspects.title })
+          .select({ id: aspects.id, isPublic: aspects.isPublic, title: aspects.title, timeBucket: availabilities.timeBucket, value: availabilities.value })
           .from(aspects)
+          .leftJoin(
+            availabilities,
+            and(eq(availabilities.tenantId, aspects.tenantId), eq(availabilities.aspectId, aspects.id), inArray(availabilities.timeBucket, buckets)),
+          )
           .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, ids)))
       : [];
     const visible = new Map(rows.filter((a) => a.isPublic || permissions.canViewPrivate).map((a) => [a.id, a]));
-    const values = visible.size
-      ? await db
-          .select({ aspectId: availabilities.aspectId, timeBucket: availabilities.timeBucket, value: availabilities.value })
-          .from(availabilities)
-          .where(and(eq(availabilities.tenantId, tenantId), inArray(availabilities.aspectId, [...visible.keys()])))
-      : [];
-    const valueOf = new Map(values.map((v) => [`${v.aspectId}|${v.timeBucket}`, v.value]));
+    const valueOf = new Map(rows.filter((v) => v.timeBucket !== null).map((v) => [`${v.id}|${v.timeBucket}`, v.value]));
     const shown = cells
       .filter((c) => visible.has(String(c.aspect_id)))
       .map((c) => ({
