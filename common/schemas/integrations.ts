@@ -2,12 +2,16 @@ import { z } from 'zod';
 import { ROLES } from '../roles';
 import { requiredString } from './fields';
 
+/** The most API tokens a tenant has in use (not revoked; expired ones count until revoked): its list in Tenant Settings shows them all. */
+export const MAX_ACTIVE_API_TOKENS = 1_000;
+
 /** Messages of the API tokens and webhooks (docs/decisions/0130-api-tokens.md, 0131-webhooks.md). */
 export const INTEGRATION_MESSAGES = {
   tokenNameRequired: 'A name and a role are required',
   tokenExpiryInPast: 'The expiry must be in the future',
   tokenServiceUnknown: 'One of the services does not exist in this tenant',
   tokenNotFound: 'API token not found',
+  tokenLimitReached: `This tenant has ${MAX_ACTIVE_API_TOKENS} API tokens in use, the most it can have. Revoke one it no longer needs first.`,
   tokenCreated: 'API token created. Copy the secret now: it is not shown again.',
   tokenRevoked: 'API token revoked',
   failedLoadTokens: 'Failed to load API tokens',

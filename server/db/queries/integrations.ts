@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
+import { MAX_ACTIVE_API_TOKENS } from '../../../common/schemas/integrations';
 import { apiTokens, services, tenants, webhookDeliveries, webhookEndpoints } from '../schema';
 import { likeText } from './admin';
 
@@ -26,13 +27,28 @@ export async function insertApiToken(db: Executor, values: typeof apiTokens.$inf
 }
 
 /** The tenant's tokens not revoked, newest first. */
+/** A tenant's tokens in use, newest first: at most MAX_ACTIVE_API_TOKENS, as creating more is refused. */
 export async function listApiTokens(db: Executor, tenantId: string): Promise<ApiTokenRow[]> {
   return db
     .select()
     .from(apiTokens)
     .where(and(isNull(apiTokens.revokedAt), eq(apiTokens.tenantId, tenantId)))
     .orderBy(desc(apiTokens.createdAt), apiTokens.id)
-    .limit(1000);
+    .limit(MAX_ACTIVE_API_TOKENS);
+}
+
+/**
+ * How many tokens a tenant has in use, counted to `cap` at most. In a transaction, it holds the
+ * tenant's token lock until the end: two creations at once count one after the other.
+ */
+export async function countActiveApiTokens(db: Executor, tenantId: string, cap: number): Promise<number> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`api_tokens:${tenantId}`}))`);
+  const rows = await db
+    .select({ id: apiTokens.id })
+    .from(apiTokens)
+    .where(and(isNull(apiTokens.revokedAt), eq(apiTokens.tenantId, tenantId)))
+    .limit(cap);
+  return rows.length;
 }
 
 /** A token of the Super Admin Panel's list, with what the panel shows of its tenant and services. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, sql } from 'drizzle-orm';
 import { openDatabase } from '../../db';
-import { INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import { INTEGRATION_MESSAGES, MAX_ACTIVE_API_TOKENS } from '../../../common/schemas/integrations';
 import { buildTestApp, call, TEST_SECRET, type TestApp } from '../../test/app';
 import { assignServiceRole, createAspect, createCategory, createService, createTenant, createWorld, type World } from '../../test/factories';
 import { apiTokens, auditLog, availabilityHistory } from '../../db/schema';
@@ -82,6 +82,27 @@ describe('creating, listing and revoking API tokens', () => {
     expect((await call(t.app, 'GET', '/api/services', { token: theirs.secret })).statusCode).toBe(200);
     expect((await call(t.app, 'DELETE', `/api/admin/api-tokens/${theirs.token.id}`, { token: w.tokens.superAdmin })).statusCode).toBe(204);
     expect((await call(t.app, 'GET', '/api/services', { token: theirs.secret })).statusCode).toBe(401);
+  });
+
+  it(`refuses a tenant its ${MAX_ACTIVE_API_TOKENS + 1}th token in use, lists every one it has, and lets a revocation make room`, async () => {
+    const busy = await createWorld(t.app, t.db);
+    await t.db.insert(apiTokens).values(
+      Array.from({ length: MAX_ACTIVE_API_TOKENS }, (_, i) => {
+        const { hash, hint } = newApiTokenSecret();
+        return { tenantId: busy.tenant.id, name: `Token ${i}`, role: 'reader' as const, secretHash: hash, hint };
+      }),
+    );
+    const refused = await call(t.app, 'POST', '/api/api-tokens', { token: busy.tokens.admin, body: { name: 'One too many', role: 'reader' } });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ error: INTEGRATION_MESSAGES.tokenLimitReached, code: 'conflict' });
+    expect(refused.json().error).toContain(String(MAX_ACTIVE_API_TOKENS));
+    const listed = (await call(t.app, 'GET', '/api/api-tokens', { token: busy.tokens.admin })).json().tokens as { id: string; name: string }[];
+    expect(listed).toHaveLength(MAX_ACTIVE_API_TOKENS);
+    expect(listed.some((x) => x.name === 'One too many')).toBe(false);
+    // Another tenant is not held by this one's tokens.
+    await createToken({ name: 'Elsewhere', role: 'reader' }, busy.tokens.otherAdmin);
+    expect((await call(t.app, 'DELETE', `/api/api-tokens/${listed[0].id}`, { token: busy.tokens.admin })).statusCode).toBe(204);
+    await createToken({ name: 'Now there is room', role: 'reader' }, busy.tokens.admin);
   });
 });
 

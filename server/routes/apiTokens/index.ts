@@ -1,13 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { adminApiTokenViewSchema, apiTokenViewSchema, createApiTokenSchema, INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
+import {
+  adminApiTokenViewSchema,
+  apiTokenViewSchema,
+  createApiTokenSchema,
+  INTEGRATION_MESSAGES,
+  MAX_ACTIVE_API_TOKENS,
+} from '../../../common/schemas/integrations';
 import { API_TOKEN_LIST_CAP, apiTokenPageQuerySchema, encodeCursor, isPaged, USER_PAGE_DEFAULT, USER_PAGE_MAX } from '../../../common/schemas/paging';
 import type { RouteDoc } from '../../openapi';
 import { idParamSchema } from '../../../common/schemas/users';
 import { newApiTokenSecret } from '../../auth/apiTokens';
 import { writeAudit } from '../../commands/audit';
-import { countTenantServices, insertApiToken, listAllApiTokens, listApiTokens, revokeApiToken } from '../../db/queries/integrations';
-import { invalid, notFound } from '../../errors';
+import { countActiveApiTokens, countTenantServices, insertApiToken, listAllApiTokens, listApiTokens, revokeApiToken } from '../../db/queries/integrations';
+import { conflict, invalid, notFound } from '../../errors';
 import { requireActor, scope } from '../../plugins/context';
 import { requireIntegrationManager, requirePlatform } from '../../policies';
 import { presentAdminApiToken, presentApiToken } from '../../presenters/integrations';
@@ -39,6 +45,7 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
     tags,
     body: createApiTokenSchema,
     responses: { 201: token.extend({ secret: z.string().startsWith('scat_') }) },
+    errors: { 409: `The tenant has ${MAX_ACTIVE_API_TOKENS} tokens in use, the most it can have` },
   };
   app.post('/api-tokens', { config: { doc: create } }, async (req, reply) => {
     const { actor, tenantId } = scope(req);
@@ -48,6 +55,7 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
     if (serviceIds && (await countTenantServices(db(), tenantId, serviceIds)) !== serviceIds.length) throw invalid(M.tokenServiceUnknown, 'serviceIds');
     const { secret, hash, hint } = newApiTokenSecret();
     const token = await db().transaction(async (tx) => {
+      if ((await countActiveApiTokens(tx, tenantId, MAX_ACTIVE_API_TOKENS)) >= MAX_ACTIVE_API_TOKENS) throw conflict(M.tokenLimitReached);
       const row = await insertApiToken(tx, {
         tenantId,
         name: input.name,
