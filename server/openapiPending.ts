@@ -11,12 +11,8 @@ export const NOT_YET_DOCUMENTED: readonly string[] = [
   'GET /api/events',
   'GET /api/export/service/:id/csv',
   'GET /api/services/:id/export',
-  'GET /api/snapshots/:id',
-  'GET /api/snapshots/compare',
-  'GET /api/snapshots/service/:id',
   'PATCH /api/services/:id/move-tenant',
   'POST /api/services/:id/csv-import',
   'POST /api/services/import',
   'POST /api/services/import/preview',
-  'POST /api/snapshots',
 ];
