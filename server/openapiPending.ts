@@ -6,8 +6,6 @@
  */
 export const NOT_YET_DOCUMENTED: readonly string[] = [
   'DELETE /api/services/:id/hard-delete',
-  'GET /api/export/service/:id/csv',
-  'GET /api/services/:id/export',
   'PATCH /api/services/:id/move-tenant',
   'POST /api/services/:id/csv-import',
   'POST /api/services/import',
