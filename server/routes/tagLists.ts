@@ -55,6 +55,7 @@ function parseId(params: unknown): string {
 export function tagListRoutes<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string>(list: TagList<Row, Text, Ids>) {
   const { path, queries: q, present, singular, plural, noun } = list;
   const doc = documented(list.tag);
+  const aNoun = `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
   const one = z.object({ [singular]: list.view });
   const all = z.object({ [plural]: z.array(list.view) });
   const archived = { 409: M.serviceArchivedConflict };
@@ -78,7 +79,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       return { [plural]: rows.map(present) };
     });
 
-    app.post(path, doc(`Add a ${noun} to a service, last`, 'service.settings', { 201: one }, { body: list.create, errors: archived }), async (req, reply) => {
+    app.post(path, doc(`Add ${aNoun} to a service, last`, 'service.settings', { 201: one }, { body: list.create, errors: archived }), async (req, reply) => {
       const input = parse(list.create, req.body);
       const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
       assertWritable(service);
@@ -86,7 +87,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       return reply.status(201).send({ [singular]: present(row) });
     });
 
-    app.put(`${path}/:id`, doc(`Change a ${noun}'s text`, 'service.settings', { 200: one }, { body: list.update, errors: archived }), async (req) => {
+    app.put(`${path}/:id`, doc(`Change ${aNoun}'s text`, 'service.settings', { 200: one }, { body: list.update, errors: archived }), async (req) => {
       const id = parseId(req.params);
       const input = parse(list.update, req.body);
       const { row: current, tenantId } = await loadRow(req, id);
@@ -94,7 +95,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       return { [singular]: present(row) };
     });
 
-    app.delete(`${path}/:id`, doc(`Delete a ${noun}`, 'service.settings', { 204: null }, { errors: archived }), async (req, reply) => {
+    app.delete(`${path}/:id`, doc(`Delete ${aNoun}`, 'service.settings', { 204: null }, { errors: archived }), async (req, reply) => {
       const { row, tenantId } = await loadRow(req, parseId(req.params));
       await changeServiceContent(db(), tenantId, row.serviceId, (tx) => q.remove(tx, tenantId, row.id));
       return reply.status(204).send();
