@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { M } from '../../common/messages';
 import { SETTINGS_MESSAGES, settingsIdSchema } from '../../common/schemas/settings';
+import { documented } from '../openapi';
 import { assertWritable, changeServiceContent } from '../commands/serviceWrites';
 import type { Executor } from '../db/client';
 import { invalid, notFound } from '../errors';
@@ -35,6 +37,10 @@ export interface TagList<Row extends { id: string; serviceId: string }, Text ext
   reorder: z.ZodType<{ serviceId: string } & Record<Ids, string[]>>;
   queries: TagQueries<Row>;
   present: (row: Row) => object;
+  /** The reference's tag (`Actor roles`), the row's name in summaries (`actor role`) and the answer row's schema. */
+  tag: string;
+  noun: string;
+  view: z.ZodType;
 }
 
 const idParams = z.object({ id: settingsIdSchema });
@@ -47,7 +53,12 @@ function parseId(params: unknown): string {
 
 /** The routes of one ordered list of a service: editors and up, never on an archived service. */
 export function tagListRoutes<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string>(list: TagList<Row, Text, Ids>) {
-  const { path, queries: q, present, singular, plural } = list;
+  const { path, queries: q, present, singular, plural, noun } = list;
+  const doc = documented(list.tag);
+  const aNoun = `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
+  const one = z.object({ [singular]: list.view });
+  const all = z.object({ [plural]: z.array(list.view) });
+  const archived = { 409: M.serviceArchivedConflict };
 
   return async function routes(app: FastifyInstance) {
     const db = () => app.database.db;
@@ -62,13 +73,13 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       return { row, tenantId };
     }
 
-    app.get(`${path}/service/:id`, async (req) => {
+    app.get(`${path}/service/:id`, doc(`A service's ${noun}s in display order`, 'service.settings', { 200: all }), async (req) => {
       const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.settings');
       const rows = await q.list(db(), tenantId, service.id);
       return { [plural]: rows.map(present) };
     });
 
-    app.post(path, async (req, reply) => {
+    app.post(path, doc(`Add ${aNoun} to a service, last`, 'service.settings', { 201: one }, { body: list.create, errors: archived }), async (req, reply) => {
       const input = parse(list.create, req.body);
       const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
       assertWritable(service);
@@ -76,7 +87,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       return reply.status(201).send({ [singular]: present(row) });
     });
 
-    app.put(`${path}/:id`, async (req) => {
+    app.put(`${path}/:id`, doc(`Change ${aNoun}'s text`, 'service.settings', { 200: one }, { body: list.update, errors: archived }), async (req) => {
       const id = parseId(req.params);
       const input = parse(list.update, req.body);
       const { row: current, tenantId } = await loadRow(req, id);
@@ -84,29 +95,41 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       return { [singular]: present(row) };
     });
 
-    app.delete(`${path}/:id`, async (req, reply) => {
+    app.delete(`${path}/:id`, doc(`Delete ${aNoun}`, 'service.settings', { 204: null }, { errors: archived }), async (req, reply) => {
       const { row, tenantId } = await loadRow(req, parseId(req.params));
       await changeServiceContent(db(), tenantId, row.serviceId, (tx) => q.remove(tx, tenantId, row.id));
       return reply.status(204).send();
     });
 
-    app.patch(`${path}/reorder`, async (req) => {
-      const input = parse(list.reorder, req.body);
-      const order = input[list.ids];
-      const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
-      assertWritable(service);
-      await changeServiceContent(db(), tenantId, service.id, async (tx) => {
-        const current = await q.list(tx, tenantId, service.id);
-        const ids = new Set(current.map((r) => r.id));
-        const given = new Set(order);
-        // The new order must name every row of the service exactly once.
-        if (given.size !== order.length || given.size !== ids.size || order.some((x) => !ids.has(x))) {
-          throw invalid(SETTINGS_MESSAGES.reorderMismatch, list.ids);
-        }
-        await q.reorder(tx, tenantId, service.id, order);
-      });
-      const rows = await q.list(db(), tenantId, service.id);
-      return { [plural]: rows.map(present) };
-    });
+    app.patch(
+      `${path}/reorder`,
+      doc(
+        `Put a service's ${noun}s in a new order, which must name every one of them once; answers them in that order`,
+        'service.settings',
+        { 200: all },
+        {
+          body: list.reorder,
+          errors: archived,
+        },
+      ),
+      async (req) => {
+        const input = parse(list.reorder, req.body);
+        const order = input[list.ids];
+        const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
+        assertWritable(service);
+        await changeServiceContent(db(), tenantId, service.id, async (tx) => {
+          const current = await q.list(tx, tenantId, service.id);
+          const ids = new Set(current.map((r) => r.id));
+          const given = new Set(order);
+          // The new order must name every row of the service exactly once.
+          if (given.size !== order.length || given.size !== ids.size || order.some((x) => !ids.has(x))) {
+            throw invalid(SETTINGS_MESSAGES.reorderMismatch, list.ids);
+          }
+          await q.reorder(tx, tenantId, service.id, order);
+        });
+        const rows = await q.list(db(), tenantId, service.id);
+        return { [plural]: rows.map(present) };
+      },
+    );
   };
 }

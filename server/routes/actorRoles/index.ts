@@ -1,4 +1,4 @@
-import { createActorRoleSchema, reorderActorRolesSchema, updateActorRoleSchema } from '../../../common/schemas/settings';
+import { actorRoleViewSchema, createActorRoleSchema, reorderActorRolesSchema, updateActorRoleSchema } from '../../../common/schemas/settings';
 import { actorRoleQueries } from '../../db/queries/orderedTags';
 import { presentActorRole } from '../../presenters/settings';
 import { tagListRoutes } from '../tagLists';
@@ -15,4 +15,7 @@ export default tagListRoutes({
   reorder: reorderActorRolesSchema,
   queries: actorRoleQueries,
   present: presentActorRole,
+  tag: 'Actor roles',
+  noun: 'actor role',
+  view: actorRoleViewSchema,
 });

@@ -1,4 +1,4 @@
-import { createQuickTemplateSchema, reorderQuickTemplatesSchema, updateQuickTemplateSchema } from '../../../common/schemas/settings';
+import { quickTemplateViewSchema, createQuickTemplateSchema, reorderQuickTemplatesSchema, updateQuickTemplateSchema } from '../../../common/schemas/settings';
 import { quickTemplateQueries } from '../../db/queries/orderedTags';
 import { presentQuickTemplate } from '../../presenters/settings';
 import { tagListRoutes } from '../tagLists';
@@ -15,4 +15,7 @@ export default tagListRoutes({
   reorder: reorderQuickTemplatesSchema,
   queries: quickTemplateQueries,
   present: presentQuickTemplate,
+  tag: 'Quick templates',
+  noun: 'quick template',
+  view: quickTemplateViewSchema,
 });

@@ -15,6 +15,9 @@ import { scope, serviceOf } from '../../plugins/context';
 import { requireMoveTo, requireTenant } from '../../policies';
 import { presentService } from '../../presenters/services';
 import { parse } from '../../validation';
+import { documented } from '../../openapi';
+import { movedServiceSchema } from '../../../common/schemas/services';
+import { M } from '../../../common/messages';
 
 const idParams = z.object({ id: settingsIdSchema });
 const csvImportQuerySchema = z.object({
@@ -136,24 +139,50 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     return { preview: await applyCsvImport(db(), actor, ctx.service, file), applied: true };
   });
 
-  app.patch('/services/:id/move-tenant', async (req) => {
-    const id = parseId(req.params);
-    const input = parse(moveServiceSchema, req.body);
-    const { service, actor, tenantId } = await serviceOf(req, id, 'service.admin');
-    // Moving is a right over the tenant: a service assignment does not give it.
-    requireTenant(actor, 'tenant.services');
-    if (input.targetTenantId === tenantId) throw invalid(SETTINGS_MESSAGES.sameTenant, 'targetTenantId');
-    const target = await findTenantById(db(), input.targetTenantId);
-    if (!target || target.archived) throw notFound(SETTINGS_MESSAGES.targetNotFound);
-    requireMoveTo(actor, target.id);
-    const result = await moveService(db(), actor, tenantId, service.id, target.id);
-    return { service: presentService(result.service), droppedAssignments: result.droppedAssignments };
-  });
+  app.patch(
+    '/services/:id/move-tenant',
+    documented('Services')(
+      'Move a service with its content and snapshots to another tenant the caller may move to; assignments of people outside the target tenant are dropped',
+      'service.admin and tenant.services',
+      { 200: movedServiceSchema },
+      {
+        body: moveServiceSchema,
+        errors: {
+          400: `Invalid input; or: ${SETTINGS_MESSAGES.sameTenant}`,
+          403: `The caller may not do this; or: ${SETTINGS_MESSAGES.targetNotAllowed}`,
+          404: `Not found; or: ${SETTINGS_MESSAGES.targetNotFound}`,
+          409: `${SETTINGS_MESSAGES.targetSlugTaken}; or: ${M.serviceArchivedConflict}`,
+        },
+      },
+    ),
+    async (req) => {
+      const id = parseId(req.params);
+      const input = parse(moveServiceSchema, req.body);
+      const { service, actor, tenantId } = await serviceOf(req, id, 'service.admin');
+      // Moving is a right over the tenant: a service assignment does not give it.
+      requireTenant(actor, 'tenant.services');
+      if (input.targetTenantId === tenantId) throw invalid(SETTINGS_MESSAGES.sameTenant, 'targetTenantId');
+      const target = await findTenantById(db(), input.targetTenantId);
+      if (!target || target.archived) throw notFound(SETTINGS_MESSAGES.targetNotFound);
+      requireMoveTo(actor, target.id);
+      const result = await moveService(db(), actor, tenantId, service.id, target.id);
+      return { service: presentService(result.service), droppedAssignments: result.droppedAssignments };
+    },
+  );
 
-  app.delete('/services/:id/hard-delete', async (req, reply) => {
-    const id = parseId(req.params);
-    const { actor, tenantId } = await serviceOf(req, id, 'services.hardDelete');
-    await hardDeleteService(db(), actor, tenantId, id);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/services/:id/hard-delete',
+    documented('Services')(
+      'Permanently delete an archived service with its content, snapshots and assignments',
+      'services.hardDelete',
+      { 204: null },
+      { errors: { 409: SETTINGS_MESSAGES.notArchived } },
+    ),
+    async (req, reply) => {
+      const id = parseId(req.params);
+      const { actor, tenantId } = await serviceOf(req, id, 'services.hardDelete');
+      await hardDeleteService(db(), actor, tenantId, id);
+      return reply.status(204).send();
+    },
+  );
 }

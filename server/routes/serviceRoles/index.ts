@@ -1,6 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { changeAssignmentSchema, createServiceRoleSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
+import {
+  assignmentAnswerSchema,
+  assignmentListSchema,
+  changeAssignmentSchema,
+  createServiceRoleSchema,
+  SETTINGS_MESSAGES,
+  settingsIdSchema,
+} from '../../../common/schemas/settings';
+import { documented } from '../../openapi';
 import { findAssignment, findTenantUser, listAssignments } from '../../db/queries/settings';
 import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
@@ -9,6 +17,8 @@ import { parse } from '../../validation';
 import { assign, changeRole, removeAssignment } from '../serviceUsers/assignments';
 
 const idParams = z.object({ id: settingsIdSchema });
+
+const doc = documented('Service roles');
 
 function parseId(input: unknown): string {
   const r = idParams.safeParse(input);
@@ -28,30 +38,43 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
     return { ctx, current };
   }
 
-  app.get('/service-roles/service/:id', async (req) => {
+  app.get('/service-roles/service/:id', doc("A service's role assignments", 'service.admin', { 200: assignmentListSchema }), async (req) => {
     const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.admin');
     const rows = await listAssignments(db(), tenantId, service.id);
     return { assignments: rows.map(presentAssignment) };
   });
 
-  app.post('/service-roles', async (req, reply) => {
-    const input = parse(createServiceRoleSchema, req.body);
-    const ctx = await serviceOf(req, input.serviceId, 'service.admin');
-    const user = await findTenantUser(db(), ctx.tenantId, { email: input.userEmail });
-    if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
-    const row = await assign(db(), ctx, user.accountId, input.role);
-    return reply.status(201).send({ assignment: presentAssignment(row) });
-  });
+  app.post(
+    '/service-roles',
+    doc(
+      'Assign a member of the tenant, named by email, a role on a service',
+      'service.admin',
+      { 201: assignmentAnswerSchema },
+      { body: createServiceRoleSchema, errors: { 404: `Not found; or: ${SETTINGS_MESSAGES.userNotMember}`, 409: SETTINGS_MESSAGES.alreadyAssigned } },
+    ),
+    async (req, reply) => {
+      const input = parse(createServiceRoleSchema, req.body);
+      const ctx = await serviceOf(req, input.serviceId, 'service.admin');
+      const user = await findTenantUser(db(), ctx.tenantId, { email: input.userEmail });
+      if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
+      const row = await assign(db(), ctx, user.accountId, input.role);
+      return reply.status(201).send({ assignment: presentAssignment(row) });
+    },
+  );
 
-  app.put('/service-roles/:id', async (req) => {
-    const id = parseId(req.params);
-    const input = parse(changeAssignmentSchema, req.body);
-    const { ctx, current } = await loadAssignment(req, id);
-    const row = await changeRole(db(), ctx, current, input.role);
-    return { assignment: presentAssignment(row) };
-  });
+  app.put(
+    '/service-roles/:id',
+    doc("Change an assignment's role", 'service.admin', { 200: assignmentAnswerSchema }, { body: changeAssignmentSchema }),
+    async (req) => {
+      const id = parseId(req.params);
+      const input = parse(changeAssignmentSchema, req.body);
+      const { ctx, current } = await loadAssignment(req, id);
+      const row = await changeRole(db(), ctx, current, input.role);
+      return { assignment: presentAssignment(row) };
+    },
+  );
 
-  app.delete('/service-roles/:id', async (req, reply) => {
+  app.delete('/service-roles/:id', doc('Remove an assignment', 'service.admin', { 204: null }), async (req, reply) => {
     const { ctx, current } = await loadAssignment(req, parseId(req.params));
     await removeAssignment(db(), ctx, current);
     return reply.status(204).send();

@@ -1,6 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { assignUserSchema, changeAssignmentSchema, createServiceUserSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
+import {
+  assignmentAnswerSchema,
+  assignmentListSchema,
+  assignUserSchema,
+  changeAssignmentSchema,
+  createdServiceUserSchema,
+  createServiceUserSchema,
+  SETTINGS_MESSAGES,
+  settingsIdSchema,
+} from '../../../common/schemas/settings';
+import { settingsDataSchema } from '../../../common/schemas/services';
+import { M } from '../../../common/messages';
+import { documented } from '../../openapi';
 import { createUser, decideCreatorScope } from '../../commands/createUser';
 import { findAssignment, findTenantUser, listActorRoles, listAssignments, listQuickTemplates, listTenantUsers } from '../../db/queries/settings';
 import { notFound } from '../../errors';
@@ -14,6 +26,9 @@ import { assign, changeRole, removeAssignment } from './assignments';
 const serviceParams = z.object({ id: settingsIdSchema });
 const userParams = z.object({ id: settingsIdSchema, userId: settingsIdSchema });
 
+const doc = documented('Service users');
+const noAssignment = { 404: `Not found; or: ${SETTINGS_MESSAGES.assignmentNotFound}` };
+
 function params<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const r = schema.safeParse(input);
   if (!r.success) throw notFound();
@@ -24,81 +39,115 @@ function params<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
 export default async function serviceUserRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
-  app.get('/services/:id/settings-data', async (req) => {
-    const { id } = params(serviceParams, req.params);
-    const { service, tenantId, permissions } = await serviceOf(req, id, 'service.settings');
-    // The tenant's users are a tenant right: a service assignment shows this service's assignments only.
-    const [roles, templates, tenantUsers, assignments] = await Promise.all([
-      listActorRoles(db(), tenantId, service.id),
-      listQuickTemplates(db(), tenantId, service.id),
-      permissions.canManageUsers ? listTenantUsers(db(), tenantId) : Promise.resolve([]),
-      permissions.canAdmin ? listAssignments(db(), tenantId, service.id) : Promise.resolve([]),
-    ]);
-    return {
-      service: presentService(service),
-      roles: roles.map(presentActorRole),
-      templates: templates.map(presentQuickTemplate),
-      users: tenantUsers.map(presentTenantUser),
-      assignments: assignments.map(presentAssignment),
-      permissions,
-    };
-  });
+  app.get(
+    '/services/:id/settings-data',
+    documented('Services')(
+      "The service settings screen's data: the service, its actor roles and quick templates, the tenant's users (for those who may manage them) and the service's assignments (for its admins)",
+      'service.settings',
+      { 200: settingsDataSchema },
+    ),
+    async (req) => {
+      const { id } = params(serviceParams, req.params);
+      const { service, tenantId, permissions } = await serviceOf(req, id, 'service.settings');
+      // The tenant's users are a tenant right: a service assignment shows this service's assignments only.
+      const [roles, templates, tenantUsers, assignments] = await Promise.all([
+        listActorRoles(db(), tenantId, service.id),
+        listQuickTemplates(db(), tenantId, service.id),
+        permissions.canManageUsers ? listTenantUsers(db(), tenantId) : Promise.resolve([]),
+        permissions.canAdmin ? listAssignments(db(), tenantId, service.id) : Promise.resolve([]),
+      ]);
+      return {
+        service: presentService(service),
+        roles: roles.map(presentActorRole),
+        templates: templates.map(presentQuickTemplate),
+        users: tenantUsers.map(presentTenantUser),
+        assignments: assignments.map(presentAssignment),
+        permissions,
+      };
+    },
+  );
 
-  app.get('/services/:id/users', async (req) => {
+  app.get('/services/:id/users', doc("A service's user assignments", 'service.admin', { 200: assignmentListSchema }), async (req) => {
     const { id } = params(serviceParams, req.params);
     const { service, tenantId } = await serviceOf(req, id, 'service.admin');
     const rows = await listAssignments(db(), tenantId, service.id);
     return { assignments: rows.map(presentAssignment) };
   });
 
-  app.post('/services/:id/users', async (req, reply) => {
-    const { id } = params(serviceParams, req.params);
-    const input = parse(assignUserSchema, req.body);
-    const ctx = await serviceOf(req, id, 'service.admin');
-    const user = await findTenantUser(db(), ctx.tenantId, { id: input.userId });
-    if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
-    const row = await assign(db(), ctx, user.accountId, input.role);
-    return reply.status(201).send({ assignment: presentAssignment(row) });
-  });
+  app.post(
+    '/services/:id/users',
+    doc(
+      'Assign a user of the tenant a role on the service',
+      'service.admin',
+      { 201: assignmentAnswerSchema },
+      { body: assignUserSchema, errors: { 404: `Not found; or: ${SETTINGS_MESSAGES.userNotMember}`, 409: SETTINGS_MESSAGES.alreadyAssigned } },
+    ),
+    async (req, reply) => {
+      const { id } = params(serviceParams, req.params);
+      const input = parse(assignUserSchema, req.body);
+      const ctx = await serviceOf(req, id, 'service.admin');
+      const user = await findTenantUser(db(), ctx.tenantId, { id: input.userId });
+      if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
+      const row = await assign(db(), ctx, user.accountId, input.role);
+      return reply.status(201).send({ assignment: presentAssignment(row) });
+    },
+  );
 
-  app.put('/services/:id/users/:userId', async (req) => {
-    const p = params(userParams, req.params);
-    const input = parse(changeAssignmentSchema, req.body);
-    const ctx = await serviceOf(req, p.id, 'service.admin');
-    const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
-    if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
-    const row = await changeRole(db(), ctx, current, input.role);
-    return { assignment: presentAssignment(row) };
-  });
+  app.put(
+    '/services/:id/users/:userId',
+    doc("Change a user's role on the service", 'service.admin', { 200: assignmentAnswerSchema }, { body: changeAssignmentSchema, errors: noAssignment }),
+    async (req) => {
+      const p = params(userParams, req.params);
+      const input = parse(changeAssignmentSchema, req.body);
+      const ctx = await serviceOf(req, p.id, 'service.admin');
+      const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
+      if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
+      const row = await changeRole(db(), ctx, current, input.role);
+      return { assignment: presentAssignment(row) };
+    },
+  );
 
-  app.delete('/services/:id/users/:userId', async (req, reply) => {
-    const p = params(userParams, req.params);
-    const ctx = await serviceOf(req, p.id, 'service.admin');
-    const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
-    if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
-    await removeAssignment(db(), ctx, current);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/services/:id/users/:userId',
+    doc("Remove a user's assignment to the service", 'service.admin', { 204: null }, { errors: noAssignment }),
+    async (req, reply) => {
+      const p = params(userParams, req.params);
+      const ctx = await serviceOf(req, p.id, 'service.admin');
+      const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
+      if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
+      await removeAssignment(db(), ctx, current);
+      return reply.status(204).send();
+    },
+  );
 
   /** 'Create New User' in service settings: a user of the current tenant, optionally assigned to the service. */
-  app.post('/services/:id/users/new', async (req: FastifyRequest, reply) => {
-    const { id } = params(serviceParams, req.params);
-    const input = parse(createServiceUserSchema, req.body);
-    const ctx = await serviceOf(req, id, 'service.admin');
-    // Creating a user of the tenant is a tenant right, which no service assignment gives.
-    requireTenant(ctx.actor, 'tenant.users');
-    // The same command as Tenant Settings: an account outside the tenant is invited (decision 0110).
-    const result = await createUser(db(), {
-      actor: ctx.actor,
-      scope: decideCreatorScope(ctx.actor),
-      tenant: scope(req).tenant,
-      input,
-      asInvitation: true,
-      service: { row: ctx.service, assign: input.assign },
-    });
-    return reply.status(201).send({
-      user: presentTenantUser(result.user),
-      assignment: result.assignment ? presentAssignment(result.assignment) : null,
-    });
-  });
+  app.post(
+    '/services/:id/users/new',
+    doc(
+      'Create a user of the tenant from service settings, assigned to the service unless assign is false; an address with an account elsewhere is invited, with the same answer',
+      'service.admin and tenant.users',
+      { 201: createdServiceUserSchema },
+      { body: createServiceUserSchema, errors: { 409: M.emailTaken } },
+    ),
+    async (req: FastifyRequest, reply) => {
+      const { id } = params(serviceParams, req.params);
+      const input = parse(createServiceUserSchema, req.body);
+      const ctx = await serviceOf(req, id, 'service.admin');
+      // Creating a user of the tenant is a tenant right, which no service assignment gives.
+      requireTenant(ctx.actor, 'tenant.users');
+      // The same command as Tenant Settings: an account outside the tenant is invited (decision 0110).
+      const result = await createUser(db(), {
+        actor: ctx.actor,
+        scope: decideCreatorScope(ctx.actor),
+        tenant: scope(req).tenant,
+        input,
+        asInvitation: true,
+        service: { row: ctx.service, assign: input.assign },
+      });
+      return reply.status(201).send({
+        user: presentTenantUser(result.user),
+        assignment: result.assignment ? presentAssignment(result.assignment) : null,
+      });
+    },
+  );
 }

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createSnapshotSchema, settingsIdSchema } from '../../../common/schemas/settings';
+import { createSnapshotSchema, settingsIdSchema, snapshotListSchema } from '../../../common/schemas/settings';
+import { documented } from '../../openapi';
 import { freezeCatalog, takeSnapshot } from '../../commands/takeSnapshot';
 import { findSnapshot, listSnapshots, type SnapshotRow } from '../../db/queries/settings';
 import { compareCatalogs, summarizeDiff, type FrozenCatalog } from '../../../common/catalogDiff';
-import { compareQuerySchema } from '../../../common/schemas/publishing';
+import { compareQuerySchema, snapshotAnswerSchema, snapshotComparisonSchema } from '../../../common/schemas/publishing';
 import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settings';
@@ -12,6 +13,8 @@ import { parse } from '../../validation';
 import { SNAPSHOT_LIST_CAP, snapshotPageQuerySchema } from '../../../common/schemas/paging';
 
 const idParams = z.object({ id: settingsIdSchema });
+
+const doc = documented('Snapshots');
 
 function parseId(input: unknown): string {
   const r = idParams.safeParse(input);
@@ -26,15 +29,24 @@ function parseId(input: unknown): string {
 export default async function snapshotRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
 
-  app.get('/snapshots/service/:id', async (req) => {
-    const ctx = await serviceOf(req, parseId(req.params), 'catalog.view');
-    const query = parse(snapshotPageQuerySchema, req.query);
-    // Without `limit`, every snapshot up to the cap (decision 0114).
-    const limit = query.limit ?? SNAPSHOT_LIST_CAP;
-    const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate, before: query.before, limit });
-    const last = rows.at(-1);
-    return { snapshots: rows.map(presentSnapshotSummary), next_before: rows.length === limit && last ? last.id : null };
-  });
+  app.get(
+    '/snapshots/service/:id',
+    doc(
+      "A service's snapshots, newest first (readers: public ones only), every one up to the cap or a page with limit and before",
+      'catalog.view (internal snapshots: catalog.viewPrivate)',
+      { 200: snapshotListSchema },
+      { query: snapshotPageQuerySchema },
+    ),
+    async (req) => {
+      const ctx = await serviceOf(req, parseId(req.params), 'catalog.view');
+      const query = parse(snapshotPageQuerySchema, req.query);
+      // Without `limit`, every snapshot up to the cap (decision 0114).
+      const limit = query.limit ?? SNAPSHOT_LIST_CAP;
+      const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate, before: query.before, limit });
+      const last = rows.at(-1);
+      return { snapshots: rows.map(presentSnapshotSummary), next_before: rows.length === limit && last ? last.id : null };
+    },
+  );
 
   /**
    * What changed from one snapshot to another of the same service, or to the live catalog
@@ -42,58 +54,82 @@ export default async function snapshotRoutes(app: FastifyInstance) {
    * The live catalog is frozen as the `from` snapshot was (public aspects only after a public one),
    * and as public for those who may not see private aspects.
    */
-  app.get('/snapshots/compare', async (req) => {
-    const { tenantId } = scope(req);
-    const query = parse(compareQuerySchema, req.query);
-    const from = await findSnapshot(db(), tenantId, query.from);
-    if (!from) throw notFound();
-    const ctx = await serviceOf(req, from.serviceId, 'catalog.view');
-    const visible = (row: SnapshotRow) => row.visibility === 'public' || ctx.permissions.canViewPrivate;
-    if (!visible(from)) throw notFound();
-    let to: {
-      summary: ReturnType<typeof presentSnapshotSummary> | { id: 'current'; label: string; visibility: string; created_at: string };
-      data: FrozenCatalog;
-    };
-    if (query.to === 'current') {
-      const visibility = from.visibility === 'public' || !ctx.permissions.canViewPrivate ? 'public' : 'internal';
-      const live = await freezeCatalog(db(), ctx.service, visibility);
-      to = { summary: { id: 'current', label: 'Live catalog', visibility, created_at: live.taken_at }, data: live };
-    } else {
-      const row = await findSnapshot(db(), tenantId, query.to);
-      if (!row || row.serviceId !== from.serviceId || !visible(row)) throw notFound();
-      to = { summary: presentSnapshotSummary(row), data: row.data as FrozenCatalog };
-    }
-    const diff = compareCatalogs(from.data as FrozenCatalog, to.data);
-    // Against the live catalog, quarters already begun compare a plan with what is recorded.
-    const planned = query.to === 'current' && diff.started_quarters.length > 0;
-    return {
-      from: presentSnapshotSummary(from),
-      to: to.summary,
-      labels: planned ? { from: 'What was planned', to: 'What is recorded' } : { from: 'Before', to: 'After' },
-      summary: summarizeDiff(diff),
-      diff,
-    };
-  });
+  app.get(
+    '/snapshots/compare',
+    doc(
+      'What changed from one snapshot to another of the same service, or to the live catalog (to=current)',
+      'catalog.view (internal snapshots: catalog.viewPrivate)',
+      { 200: snapshotComparisonSchema },
+      { query: compareQuerySchema },
+    ),
+    async (req) => {
+      const { tenantId } = scope(req);
+      const query = parse(compareQuerySchema, req.query);
+      const from = await findSnapshot(db(), tenantId, query.from);
+      if (!from) throw notFound();
+      const ctx = await serviceOf(req, from.serviceId, 'catalog.view');
+      const visible = (row: SnapshotRow) => row.visibility === 'public' || ctx.permissions.canViewPrivate;
+      if (!visible(from)) throw notFound();
+      let to: {
+        summary: ReturnType<typeof presentSnapshotSummary> | { id: 'current'; label: string; visibility: string; created_at: string };
+        data: FrozenCatalog;
+      };
+      if (query.to === 'current') {
+        const visibility = from.visibility === 'public' || !ctx.permissions.canViewPrivate ? 'public' : 'internal';
+        const live = await freezeCatalog(db(), ctx.service, visibility);
+        to = { summary: { id: 'current', label: 'Live catalog', visibility, created_at: live.taken_at }, data: live };
+      } else {
+        const row = await findSnapshot(db(), tenantId, query.to);
+        if (!row || row.serviceId !== from.serviceId || !visible(row)) throw notFound();
+        to = { summary: presentSnapshotSummary(row), data: row.data as FrozenCatalog };
+      }
+      const diff = compareCatalogs(from.data as FrozenCatalog, to.data);
+      // Against the live catalog, quarters already begun compare a plan with what is recorded.
+      const planned = query.to === 'current' && diff.started_quarters.length > 0;
+      return {
+        from: presentSnapshotSummary(from),
+        to: to.summary,
+        labels: planned ? { from: 'What was planned', to: 'What is recorded' } : { from: 'Before', to: 'After' },
+        summary: summarizeDiff(diff),
+        diff,
+      };
+    },
+  );
 
-  app.get('/snapshots/:id', async (req) => {
-    const { tenantId } = scope(req);
-    const row = await findSnapshot(db(), tenantId, parseId(req.params));
-    if (!row) throw notFound();
-    const ctx = await serviceOf(req, row.serviceId, 'catalog.view');
-    // An internal snapshot does not exist for those who may only see public ones.
-    if (row.visibility !== 'public' && !ctx.permissions.canViewPrivate) throw notFound();
-    return { snapshot: presentSnapshot(row) };
-  });
+  app.get(
+    '/snapshots/:id',
+    doc('One snapshot with its frozen catalog (an internal one is not found for readers)', 'catalog.view (internal snapshots: catalog.viewPrivate)', {
+      200: snapshotAnswerSchema,
+    }),
+    async (req) => {
+      const { tenantId } = scope(req);
+      const row = await findSnapshot(db(), tenantId, parseId(req.params));
+      if (!row) throw notFound();
+      const ctx = await serviceOf(req, row.serviceId, 'catalog.view');
+      // An internal snapshot does not exist for those who may only see public ones.
+      if (row.visibility !== 'public' && !ctx.permissions.canViewPrivate) throw notFound();
+      return { snapshot: presentSnapshot(row) };
+    },
+  );
 
-  app.post('/snapshots', async (req, reply) => {
-    const input = parse(createSnapshotSchema, req.body);
-    const { service, actor } = await serviceOf(req, input.serviceId, 'service.settings');
-    const row = await takeSnapshot(db(), service, {
-      label: input.label,
-      visibility: input.visibility,
-      note: input.note,
-      createdBy: actor.user.name || actor.user.email,
-    });
-    return reply.status(201).send({ snapshot: presentSnapshot(row) });
-  });
+  app.post(
+    '/snapshots',
+    doc(
+      'Take a snapshot of a service: a frozen copy of its catalog that never changes',
+      'service.settings',
+      { 201: snapshotAnswerSchema },
+      { body: createSnapshotSchema },
+    ),
+    async (req, reply) => {
+      const input = parse(createSnapshotSchema, req.body);
+      const { service, actor } = await serviceOf(req, input.serviceId, 'service.settings');
+      const row = await takeSnapshot(db(), service, {
+        label: input.label,
+        visibility: input.visibility,
+        note: input.note,
+        createdBy: actor.user.name || actor.user.email,
+      });
+      return reply.status(201).send({ snapshot: presentSnapshot(row) });
+    },
+  );
 }
