@@ -22,6 +22,12 @@ const LEASE_S = 60;
 /** Deliveries claimed at once. */
 const BATCH = 50;
 const POLL_MS = 1000;
+/**
+ * How long after a committed write the sender starts its round: the writes of that time share one
+ * round (one claim, one write of the outcomes), so a stream of writes costs the database a few
+ * statements per round rather than per write.
+ */
+const GATHER_MS = 100;
 /** The longest body sent: larger events list fewer rows (the triggers keep 100) and say how many. */
 const MAX_BODY_BYTES = 256 * 1024;
 /** How long the previous secret still signs after a rotation. */
@@ -133,12 +139,19 @@ interface Outcome {
   endpoint?: WebhookEndpointRow;
   /** Whether a request went out (an endpoint's failing state follows those only). */
   sent?: boolean;
+  /** Not attempted: an earlier delivery of its service failed in the same round, so it goes back to wait, its attempt not counted. */
+  released?: boolean;
   status: 'pending' | 'succeeded' | 'failed';
   responseStatus: number | null;
   durationMs: number | null;
   error: string | null;
   /** When a failed attempt is tried again; null when it is not. */
   nextAttemptAt: Date | null;
+}
+
+/** A claimed delivery not attempted, back to wait for the earlier one of its service. */
+function released(delivery: WebhookDeliveryRow): Outcome {
+  return { delivery, status: 'pending', responseStatus: null, durationMs: null, error: null, nextAttemptAt: null, released: true };
 }
 
 /** A failure is tried again on the schedule, until it runs out. */
@@ -156,13 +169,15 @@ function outcome(delivery: WebhookDeliveryRow, result: SendResult, final: boolea
 }
 
 /**
- * Sends the queued deliveries (docs/decisions/0132-webhook-delivery.md): claims due ones with
- * FOR UPDATE SKIP LOCKED under a lease (so several processes share the queue and a crashed one's
- * claims come back), never one whose endpoint has an earlier delivery for the same service still
- * waiting (in order per service), signs, sends, records, and schedules retries.
+ * Sends the queued deliveries (docs/decisions/0132-webhook-delivery.md): claims due ones under a
+ * lease (so several processes share the queue and a crashed one's claims come back), never one
+ * whose endpoint has an earlier delivery for the same service waiting for a retry or being sent
+ * (in order per service), signs, sends, records, and schedules retries. A round sends the
+ * deliveries of one endpoint and service one after the other, and those of different ones at once.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
+  private gathering: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -184,7 +199,7 @@ export class WebhookDispatcher {
   start(): void {
     this.started = true;
     this.unfollow = this.database.changes.follow((change) => {
-      if (EVENT_TABLES.has(change.table) || change.table === '*') this.wake();
+      if (EVENT_TABLES.has(change.table) || change.table === '*') this.wakeSoon();
     });
     const tick = () => {
       this.wake();
@@ -198,7 +213,18 @@ export class WebhookDispatcher {
     this.stopped = true;
     this.unfollow?.();
     if (this.timer) clearTimeout(this.timer);
+    if (this.gathering) clearTimeout(this.gathering);
     await this.running;
+  }
+
+  /** Looks for due deliveries once the writes of the next GATHER_MS are in. */
+  private wakeSoon(): void {
+    if (!this.started || this.stopped || this.gathering) return;
+    this.gathering = setTimeout(() => {
+      this.gathering = null;
+      this.wake();
+    }, GATHER_MS);
+    this.gathering.unref();
   }
 
   /** Looks for due deliveries now (again after the current round, if one is running). */
@@ -239,34 +265,59 @@ export class WebhookDispatcher {
       total += claimed.length;
       const endpointIds = [...new Set(claimed.map((d) => d.endpointId))];
       const endpoints = new Map((await db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, endpointIds))).map((e) => [e.id, e]));
-      const outcomes = await Promise.all(claimed.map((d) => this.deliver(d, endpoints.get(d.endpointId))));
+      // Each endpoint and service in order; a delivery that will be tried again holds back the rest of its service.
+      const queues = new Map<string, WebhookDeliveryRow[]>();
+      for (const d of claimed) {
+        const key = `${d.endpointId}|${d.serviceKey}`;
+        queues.set(key, [...(queues.get(key) ?? []), d]);
+      }
+      const outcomes = (
+        await Promise.all(
+          [...queues.values()].map(async (queue) => {
+            const done: Outcome[] = [];
+            for (const d of queue) {
+              if (done.at(-1)?.status === 'pending') done.push(released(d));
+              else done.push(await this.deliver(d, endpoints.get(d.endpointId)));
+            }
+            return done;
+          }),
+        )
+      ).flat();
       await this.record(outcomes);
       await this.noteEndpoints(outcomes, endpoints);
     }
   }
 
-  /** Claims due deliveries under a lease, and answers them in order. */
+  /**
+   * Claims due deliveries under a lease, and answers them in order. The claims of all processes
+   * take turns (a transaction-scoped lock): a delivery is claimed with every earlier one of its
+   * endpoint and service that is due, so no two processes hold parts of one service's queue.
+   */
   private async claim(): Promise<WebhookDeliveryRow[]> {
-    const rows = await this.database.db
-      .update(webhookDeliveries)
-      .set({
-        status: 'sending',
-        leaseUntil: sql`now() + make_interval(secs => ${LEASE_S})`,
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        lastAttemptAt: sql`now()`,
-      })
-      .where(
-        sql`${webhookDeliveries.id} IN (
-          SELECT c.id FROM webhook_deliveries c
-           WHERE ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'sending' AND c.lease_until < now()))
-             AND NOT EXISTS (
-               SELECT 1 FROM webhook_deliveries e
-                WHERE e.endpoint_id = c.endpoint_id AND e.service_key = c.service_key AND e.seq < c.seq AND e.status IN ('pending', 'sending'))
-           ORDER BY c.seq
-           LIMIT ${BATCH}
-           FOR UPDATE SKIP LOCKED)`,
-      )
-      .returning();
+    const rows = await this.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('webhook_deliveries:claim'))`);
+      return tx
+        .update(webhookDeliveries)
+        .set({
+          status: 'sending',
+          leaseUntil: sql`now() + make_interval(secs => ${LEASE_S})`,
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          lastAttemptAt: sql`now()`,
+        })
+        .where(
+          sql`${webhookDeliveries.id} IN (
+            SELECT c.id FROM webhook_deliveries c
+             WHERE ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'sending' AND c.lease_until < now()))
+               AND NOT EXISTS (
+                 SELECT 1 FROM webhook_deliveries e
+                  WHERE e.endpoint_id = c.endpoint_id AND e.service_key = c.service_key AND e.seq < c.seq
+                    AND ((e.status = 'pending' AND e.next_attempt_at > now()) OR (e.status = 'sending' AND e.lease_until >= now())))
+             ORDER BY c.seq
+             LIMIT ${BATCH}
+             FOR UPDATE)`,
+        )
+        .returning();
+    });
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
@@ -305,15 +356,19 @@ export class WebhookDispatcher {
     const rows = sql.join(
       outcomes.map(
         (o) =>
-          sql`(${o.delivery.id}::uuid, ${o.status}::text, ${o.responseStatus}::integer, ${o.durationMs}::integer, ${o.error}::text, ${o.nextAttemptAt?.toISOString() ?? null}::timestamptz)`,
+          sql`(${o.delivery.id}::uuid, ${o.status}::text, ${o.responseStatus}::integer, ${o.durationMs}::integer, ${o.error}::text, ${o.nextAttemptAt?.toISOString() ?? null}::timestamptz, ${o.released === true}::boolean)`,
       ),
       sql`, `,
     );
     await this.database.db.execute(sql`
       UPDATE webhook_deliveries d
-         SET status = o.status, response_status = o.response_status, duration_ms = o.duration_ms, error = o.error,
-             lease_until = NULL, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at)
-        FROM (VALUES ${rows}) AS o(id, status, response_status, duration_ms, error, next_attempt_at)
+         SET status = o.status, lease_until = NULL, next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
+             response_status = CASE WHEN o.released THEN d.response_status ELSE o.response_status END,
+             duration_ms = CASE WHEN o.released THEN d.duration_ms ELSE o.duration_ms END,
+             error = CASE WHEN o.released THEN d.error ELSE o.error END,
+             attempts = CASE WHEN o.released THEN d.attempts - 1 ELSE d.attempts END,
+             last_attempt_at = CASE WHEN o.released AND d.attempts = 1 THEN NULL ELSE d.last_attempt_at END
+        FROM (VALUES ${rows}) AS o(id, status, response_status, duration_ms, error, next_attempt_at, released)
        WHERE d.id = o.id`);
   }
 

@@ -239,6 +239,34 @@ describe('deliveries', () => {
     await remove(webhook.id);
   });
 
+  it("sends a service's waiting events in one round, in order, and holds back those after one that failed, uncounted", async () => {
+    const service = await createService(t.db, w.tenant.id);
+    const { webhook, secret } = await register(['service.updated']);
+    for (const name of ['One', 'Two', 'Three']) await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name } });
+    // The first fails: the other two wait behind it, not attempted.
+    answers = [500];
+    await t.app.webhooks.drain();
+    expect(received).toHaveLength(1);
+    const after = await deliveriesOf(webhook.id);
+    expect(after.map((d) => [d.status, d.attempts, d.lastAttemptAt === null])).toEqual([
+      ['pending', 1, false],
+      ['pending', 0, true],
+      ['pending', 0, true],
+    ]);
+    // Once due, the three go in order in one round.
+    received = [];
+    await dueNow();
+    await t.app.webhooks.drain();
+    expect(received.map((r) => verified(secret, r).data.service.name)).toEqual(['Three', 'Three', 'Three']);
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual(after.map((d) => d.eventId));
+    expect((await deliveriesOf(webhook.id)).map((d) => [d.status, d.attempts])).toEqual([
+      ['succeeded', 2],
+      ['succeeded', 1],
+      ['succeeded', 1],
+    ]);
+    await remove(webhook.id);
+  });
+
   it('shows the delivery log and sends a delivery again', async () => {
     const service = await createService(t.db, w.tenant.id);
     const { webhook, secret } = await register(['service.archived']);
