@@ -188,7 +188,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     const ratio = p(on, 99) / p(off, 99);
     if (ratio > 1.1) {
       notes.push(
-        `Target not met in this run (${ratio.toFixed(2)}×): the sender's own statements (claim, content reads, the result) share the database with the writes; batching them per round is the next step (docs/decisions/0132-webhook-delivery.md).`,
+        `Target not met in this run (${ratio.toFixed(2)}×). The sender gathers the writes of 100 ms into one round (one claim, one statement for the endpoints, one for the outcomes) and sends a service's events in order within it, so the database's part per delivery is the reading of its content; what is left between the two sides is the sender's work in the server's own process, the content reads, the signing and one HTTP request per delivery, running between the writes on the same event loop and the same 2 cores. Moving the sender to a worker thread or a process of its own is the next step (docs/decisions/0132-webhook-delivery.md).`,
       );
     }
     return { figures, notes };
