@@ -95,7 +95,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     requireTenant(actor, 'tenant.services');
     const { file, fields } = await readUpload(req);
     const naming = parse(importNamingSchema, fields);
-    const prepared = await importThread.prepare(file);
+    const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
     const service = await writeImport(db(), actor, tenantId, prepared, naming);
     return reply.status(201).send({ service: presentService(service) });
   });
@@ -108,7 +108,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     const { actor, tenantId } = scope(req);
     requireTenant(actor, 'tenant.services');
     const { file } = await readUpload(req);
-    const prepared = await importThread.prepare(file);
+    const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
     const naming = await proposeNaming(db(), tenantId, prepared);
     return {
       preview: {
@@ -131,9 +131,9 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     const { apply } = parse(csvImportQuerySchema, req.query);
     const ctx = await serviceOf(req, id, 'service.settings');
     const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
-    if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file), applied: false };
+    if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: false };
     const { actor } = scope(req);
-    return { preview: await applyCsvImport(db(), actor, ctx.service, file), applied: true };
+    return { preview: await applyCsvImport(db(), actor, ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: true };
   });
 
   app.patch('/services/:id/move-tenant', async (req) => {
