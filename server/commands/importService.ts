@@ -45,6 +45,13 @@ export async function importService(db: Executor, actor: Actor, tenantId: string
 }
 
 /**
+ * The statements one step of an import runs, by database. The embedded database serves one session,
+ * so each step is one short statement; PostgreSQL serves other requests on other connections
+ * whatever a transaction holds, so there a step runs several, saving their commits.
+ */
+export const IMPORT_STATEMENTS_PER_STEP = { pglite: 1, postgres: 10 } as const;
+
+/**
  * Writes a prepared import in steps (docs/decisions/0136-imports-in-steps.md): the service is created
  * hidden, its rows are written in short statements of their own (each its own transaction, the
  * event loop given a turn between them), and one last short transaction makes it visible with its
@@ -52,7 +59,14 @@ export async function importService(db: Executor, actor: Actor, tenantId: string
  * The user sees all or nothing: until the last step the service exists for no reader, and an
  * import that fails removes what it wrote.
  */
-export async function writeImport(db: Executor, actor: Actor, tenantId: string, prepared: PreparedImport, naming: ImportNaming = {}) {
+export async function writeImport(
+  db: Executor,
+  actor: Actor,
+  tenantId: string,
+  prepared: PreparedImport,
+  naming: ImportNaming = {},
+  statementsPerStep: number = IMPORT_STATEMENTS_PER_STEP.pglite,
+) {
   const changedBy = actor.user.email;
   const json = (text: string) => sql`${text}::json`;
 
@@ -71,14 +85,16 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
   });
   const sid = hidden.id;
   try {
+    // Each piece of the prepared rows is one statement.
+    const statements: ((tx: Executor) => Promise<unknown>)[] = [];
     for (const rows of prepared.categories) {
-      await importStep(db, (tx) =>
+      statements.push((tx) =>
         tx.execute(sql`insert into categories (id, tenant_id, service_id, name, position)
           select x.id, ${tenantId}::uuid, ${sid}::uuid, x.name, x.position from json_to_recordset(${json(rows)}) as x(id uuid, name text, position int)`),
       );
     }
     for (const rows of prepared.aspects) {
-      await importStep(db, (tx) =>
+      statements.push((tx) =>
         tx.execute(sql`insert into aspects (id, tenant_id, service_id, category_id, title, description, is_public, position)
           select x.id, ${tenantId}::uuid, ${sid}::uuid, x.category_id, x.title, x.description, x.is_public, x.position
           from json_to_recordset(${json(rows)}) as x(id uuid, category_id uuid, title text, description text, is_public boolean, position int)`),
@@ -86,7 +102,7 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
     }
     for (const texts of prepared.availabilities) {
       // The texts and their first history rows in one statement; the arrays are read once (k).
-      await importStep(db, (tx) =>
+      statements.push((tx) =>
         tx.execute(sql`with k as materialized (
             select ${texts.aspectIds}::uuid[] as aspect_ids, ${texts.quarters}::text[] as quarters
           ), x as materialized (
@@ -102,7 +118,7 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
     }
     const { roles, templates } = prepared;
     if (roles || templates) {
-      await importStep(db, async (tx) => {
+      statements.push(async (tx) => {
         if (roles) {
           await tx.execute(sql`insert into actor_roles (tenant_id, service_id, role_name, position)
             select ${tenantId}::uuid, ${sid}::uuid, x.role_name, x.position from json_to_recordset(${json(roles)}) as x(role_name text, position int)`);
@@ -112,6 +128,11 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
             select ${tenantId}::uuid, ${sid}::uuid, x.template_text, x.position
             from json_to_recordset(${json(templates)}) as x(template_text text, position int)`);
         }
+      });
+    }
+    for (let i = 0; i < statements.length; i += statementsPerStep) {
+      await importStep(db, async (tx) => {
+        for (const statement of statements.slice(i, i + statementsPerStep)) await statement(tx);
       });
     }
     // The last step: the service appears, complete, with its audit row.
@@ -140,11 +161,13 @@ export async function writeImport(db: Executor, actor: Actor, tenantId: string, 
 /**
  * One step of an import: its own short transaction, in which the webhook triggers stay silent
  * (migration 0015: the service is told of once, when it is made visible); the event loop then gets
- * a turn, so requests waiting for the database go before the next step.
+ * a turn, so requests waiting for the database go before the next step. A step's commit does not
+ * wait for its log to reach the disk: the last step's commit, which makes the service visible,
+ * does, and with it every step before it; a step lost in a crash belongs to a hidden service.
  */
 async function importStep<T>(db: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> {
   const result = await db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('catalog.importing', 'on', true)`);
+    await tx.execute(sql`select set_config('catalog.importing', 'on', true), set_config('synchronous_commit', 'off', true)`);
     return fn(tx);
   });
   await new Promise<void>((resolve) => setImmediate(resolve));

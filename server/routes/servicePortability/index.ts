@@ -6,7 +6,7 @@ import { M } from '../../../common/messages';
 import { catalogUploadSchema, importNamingSchema, importPreviewSchema, serviceAnswerSchema } from '../../../common/schemas/services';
 import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
-import { IMPORT_MESSAGES, proposeNaming, writeImport } from '../../commands/importService';
+import { IMPORT_MESSAGES, IMPORT_STATEMENTS_PER_STEP, proposeNaming, writeImport } from '../../commands/importService';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
 import { CSV_IMPORT_MAX_BYTES, applyCsvImport, previewCsvImport } from '../../commands/csvImport';
@@ -119,7 +119,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       const { file, fields } = await readUpload(req);
       const naming = parse(importNamingSchema, fields);
       const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
-      const service = await writeImport(db(), actor, tenantId, prepared, naming);
+      const service = await writeImport(db(), actor, tenantId, prepared, naming, IMPORT_STATEMENTS_PER_STEP[app.database.kind]);
       return reply.status(201).send({ service: presentService(service) });
     },
   );
