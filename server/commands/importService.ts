@@ -192,3 +192,20 @@ export async function removeHiddenService(db: Executor, tenantId: string, servic
   }
   await importStep(db, (tx) => tx.delete(services).where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId), eq(services.importing, true))));
 }
+
+/** How old a hidden service must be before it is taken for one a stopped process left behind. */
+export const LEFT_BEHIND_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the hidden services of imports that never finished: a process stopped part-way (a crash,
+ * a restart). Run at start, across tenants; an import takes seconds, so a hidden service older
+ * than LEFT_BEHIND_AFTER_MS is no longer being written. Answers how many it removed.
+ */
+export async function removeLeftBehindImports(db: Executor): Promise<number> {
+  const rows = await db
+    .select({ id: services.id, tenantId: services.tenantId })
+    .from(services)
+    .where(and(eq(services.importing, true), sql`${services.createdAt} < now() - ${LEFT_BEHIND_AFTER_MS}::int * interval '1 millisecond'`));
+  for (const row of rows) await removeHiddenService(db, row.tenantId, row.id);
+  return rows.length;
+}

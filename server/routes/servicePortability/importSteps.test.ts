@@ -3,7 +3,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogDocument } from '../../../bench/data';
 import { CSV_IMPORT_MESSAGES } from '../../commands/csvImport';
-import { IMPORT_MESSAGES } from '../../commands/importService';
+import { IMPORT_MESSAGES, removeLeftBehindImports } from '../../commands/importService';
+import { asSystem } from '../../db/scope';
 import { services } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createAspect, createCategory, createService, createWorld, setAvailability, type World } from '../../test/factories';
@@ -152,6 +153,22 @@ describe('a service an import is still writing', () => {
     // The import was caught while hidden at least once, and never listed then.
     expect(hiddenSeen).toBeGreaterThan(0);
     expect((await call(t.app, 'GET', `/api/services/${res.json().service.id}/full`, as(w.tokens.reader))).statusCode).toBe(200);
+  });
+});
+
+describe('an import a stopped process left hidden', () => {
+  it('is removed at start once it is older than an hour, with everything in it; a recent one is left to its import', async () => {
+    const old = await createService(t.db, w.tenant.id, { name: 'Left behind', importing: true });
+    const c = await createCategory(t.db, w.tenant.id, old.id, 'Core');
+    const a = await createAspect(t.db, w.tenant.id, old.id, c.id, { title: 'Half' });
+    await setAvailability(t.db, w.tenant.id, old.id, a.id, '2025-Q1', 'GA');
+    await t.db.execute(sql`update services set created_at = now() - interval '2 hours' where id = ${old.id}`);
+    const recent = await createService(t.db, w.tenant.id, { name: 'Being written', importing: true });
+    expect(await asSystem(() => removeLeftBehindImports(t.db))).toBe(1);
+    expect(rows(await t.db.execute(sql`select id from services where id = ${old.id}`))).toEqual([]);
+    expect(rows(await t.db.execute(sql`select aspect_id from availabilities where service_id = ${old.id}`))).toEqual([]);
+    expect(rows<{ id: string }>(await t.db.execute(sql`select id from services where id = ${recent.id}`))).toHaveLength(1);
+    await t.db.delete(services).where(eq(services.id, recent.id));
   });
 });
 

@@ -6,7 +6,8 @@ import { M } from '../../../common/messages';
 import { catalogUploadSchema, importNamingSchema, importPreviewSchema, serviceAnswerSchema } from '../../../common/schemas/services';
 import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
-import { IMPORT_MESSAGES, IMPORT_STATEMENTS_PER_STEP, proposeNaming, writeImport } from '../../commands/importService';
+import { IMPORT_MESSAGES, IMPORT_STATEMENTS_PER_STEP, proposeNaming, removeLeftBehindImports, writeImport } from '../../commands/importService';
+import { asSystem } from '../../db/scope';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
 import { CSV_IMPORT_MAX_BYTES, applyCsvImport, previewCsvImport } from '../../commands/csvImport';
@@ -89,7 +90,12 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
   // Files are unpacked, validated and prepared off the event loop.
   const importThread = new ImportThread();
-  app.addHook('onReady', async () => importThread.warm());
+  app.addHook('onReady', async () => {
+    importThread.warm();
+    // What an import a stopped process left hidden is removed (docs/decisions/0136-imports-in-steps.md).
+    const removed = await asSystem(() => removeLeftBehindImports(db()));
+    if (removed) app.log.warn({ removed }, 'removed the hidden services of imports that never finished');
+  });
   app.addHook('onClose', () => importThread.close());
   // Multipart is parsed only by the routes of this plugin.
   await app.register(multipart, { limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1 } });
