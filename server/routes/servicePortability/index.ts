@@ -93,7 +93,11 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
   app.addHook('onReady', async () => {
     importThread.warm();
     // What an import a stopped process left hidden is removed (docs/decisions/0136-imports-in-steps.md).
-    const removed = await asSystem(() => removeLeftBehindImports(db()));
+    // Not a reason to refuse to start: the next start tries again.
+    const removed = await asSystem(() => removeLeftBehindImports(db())).catch((err: unknown) => {
+      app.log.error({ err }, 'could not remove the hidden services of imports that never finished');
+      return 0;
+    });
     if (removed) app.log.warn({ removed }, 'removed the hidden services of imports that never finished');
   });
   app.addHook('onClose', () => importThread.close());
