@@ -39,7 +39,7 @@ export async function proposeNaming(db: Executor, tenantId: string, prepared: Pr
   return { name, slug, proposedName: await findFreeName(db, tenantId, name), proposedSlug: await findFreeSlug(db, tenantId, slug) };
 }
 
-/** Creates the service of a validated document in the tenant: all or nothing, one insert per table. */
+/** Creates the service of a validated document in the tenant: all or nothing, in steps (writeImport). */
 export async function importService(db: Executor, actor: Actor, tenantId: string, doc: CatalogDocument) {
   return writeImport(db, actor, tenantId, prepareImport(doc));
 }
@@ -153,6 +153,8 @@ export async function writeImport(
       return service;
     });
   } catch (err) {
+    // The import's own error is the answer; a hidden service this removal misses is seen by no
+    // one and removed at the next start (removeLeftBehindImports).
     await removeHiddenService(db, tenantId, sid).catch(() => undefined);
     throw err;
   }
