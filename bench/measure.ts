@@ -266,10 +266,17 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
       target: { value: 1000, atMost: true },
     });
     figures.push({ name: 'Small page p99 while an import runs (ms)', value: percentile(duringImport, 99), unit: 'ms', target: { value: 20, atMost: true } });
-    figures.push({ name: 'Database health check p99 while an import runs (ms)', value: percentile(healthDuringImport, 99), unit: 'ms' });
+    // Other requests answer within 200 ms p99 while the largest import the limits allow runs
+    // (IMPORT_MAX_ASPECTS, 10,000 by default: the full scale's file; docs/decisions/0136-imports-in-steps.md).
+    figures.push({
+      name: 'Database health check p99 while an import runs (ms)',
+      value: percentile(healthDuringImport, 99),
+      unit: 'ms',
+      target: { value: 200, atMost: true },
+    });
     if (!o.databaseUrl) {
       notes.push(
-        'The embedded database serves one session: a call that needs it waits while an import holds its transaction (the health check above); pages and cached reads do not.',
+        'The embedded database serves one session: an import writes in short steps, each its own transaction, so a call that needs the database (the health check above) waits at most one step.',
       );
     }
     figures.push({ name: 'Longest event-loop stall during imports (ms)', value: await readStall(), unit: 'ms' });

@@ -10,11 +10,24 @@ export const DELETE_CONFIRMATION_WORD = 'DELETE';
 export const IMPORT_EXTENSION = '.catalog';
 export const IMPORT_MAX_COMPRESSED_BYTES = 10 * 1024 * 1024;
 export const IMPORT_MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
+/**
+ * The most aspects of one .catalog file by default (IMPORT_MAX_ASPECTS), and the most a setting may
+ * allow; an import writes in short steps whatever its size (docs/decisions/0136-imports-in-steps.md),
+ * so the limit bounds how long one runs.
+ */
+export const IMPORT_MAX_ASPECTS_DEFAULT = 10_000;
+export const IMPORT_MAX_ASPECTS_CEILING = 100_000;
 export const MAX_TIMELINE_QUARTERS = 40;
 export const DEFAULT_TIMELINE_QUARTERS = 8;
 /** The most aspects a batch of availability writes may span: with the longest timeline, the most cells of one batch. */
 export const MAX_BATCH_ASPECTS = 1_000;
 export const MAX_BATCH_CELLS = MAX_TIMELINE_QUARTERS * MAX_BATCH_ASPECTS;
+/**
+ * The most rows (aspects) of one CSV import by default (CSV_IMPORT_MAX_ASPECTS): its apply is one
+ * transaction, so this bounds how long other requests on the embedded database wait for it. A
+ * setting may allow up to MAX_BATCH_ASPECTS.
+ */
+export const CSV_IMPORT_MAX_ASPECTS_DEFAULT = 1_000;
 /** The largest body of a batch of availability writes. */
 export const MAX_BATCH_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_NAME_LENGTH = 200;

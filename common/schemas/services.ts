@@ -131,6 +131,13 @@ export const settingsDataSchema = z.object({
   permissions: servicePermissionsSchema,
 });
 
+/** The multipart form of POST /api/services/import and its preview: the name and slug, if sent, before the file. */
+export const catalogUploadSchema = z.object({
+  name: z.string().optional().describe('The name of the new service (default: the name in the file)'),
+  slug: z.string().optional().describe('The slug of the new service (default: the slug in the file, with the first free numeric suffix)'),
+  file: z.string().meta({ format: 'binary' }).describe('The .catalog file: gzip-compressed JSON as the export writes it'),
+});
+
 /** POST /api/services/import/preview: the file's service, and the free name and slug an import would take. */
 export const importPreviewSchema = z.object({
   preview: z.object({

@@ -154,5 +154,12 @@ export const csvImportPlanSchema = z.object({
   rows_in_error: z.array(z.object({ line: z.number().int(), reason: z.string() })),
   quarters_outside_timeline: z.array(z.string()).describe('Quarters of the file outside the timeline: their columns are not imported'),
 });
+/** The multipart form of POST /api/services/{id}/csv-import. */
+export const csvUploadSchema = z.object({
+  file: z
+    .string()
+    .meta({ format: 'binary' })
+    .describe('The CSV, in the shape of the CSV export (Category, Aspect, Description, Public, then one column per quarter)'),
+});
 /** POST /api/services/{id}/csv-import. */
 export const csvImportAnswerSchema = z.object({ preview: csvImportPlanSchema, applied: z.boolean().describe('True with ?apply=true: the plan was written') });

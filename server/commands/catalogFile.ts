@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { z } from 'zod';
 import {
+  IMPORT_MAX_ASPECTS_DEFAULT,
   IMPORT_MAX_COMPRESSED_BYTES,
   IMPORT_MAX_UNPACKED_BYTES,
   MAX_NAME_LENGTH,
@@ -38,6 +39,8 @@ export const IMPORT_MESSAGES = {
   tooLargeCompressed: `The file is too large: at most ${IMPORT_MAX_COMPRESSED_BYTES / 1024 / 1024} MB`,
   tooLargeUnpacked: `The file unpacks to more than ${IMPORT_MAX_UNPACKED_BYTES / 1024 / 1024} MB`,
   invalidContent: 'This .catalog file is invalid',
+  tooManyAspects: (count: number, max: number) =>
+    `This .catalog file holds ${count} aspects: an import may hold at most ${max} (the server's IMPORT_MAX_ASPECTS). Nothing was imported.`,
 } as const;
 const I = IMPORT_MESSAGES;
 
@@ -116,7 +119,7 @@ const GZIP_MAGIC = [0x1f, 0x8b];
  * Unpacks and validates a whole .catalog file before anything is written. Unpacking stops as soon
  * as the output passes the limit, so a gzip bomb costs no more than the limit.
  */
-export async function readCatalogFile(file: Buffer): Promise<CatalogDocument> {
+export async function readCatalogFile(file: Buffer, maxAspects = IMPORT_MAX_ASPECTS_DEFAULT): Promise<CatalogDocument> {
   if (file.length < 2 || file[0] !== GZIP_MAGIC[0] || file[1] !== GZIP_MAGIC[1]) throw invalid(I.notGzip, 'file');
   let json: Buffer;
   try {
@@ -150,6 +153,8 @@ export async function readCatalogFile(file: Buffer): Promise<CatalogDocument> {
   const record = data as Record<string, unknown>;
   if (record.format !== CATALOG_FORMAT) throw refusal(I.wrongFormat);
   if (record.version !== CATALOG_VERSION) throw refusal(I.wrongVersion);
+  // Counted before the whole document is validated: a file over the limit costs no more than its parse.
+  if (Array.isArray(record.aspects) && record.aspects.length > maxAspects) throw tooLarge(I.tooManyAspects(record.aspects.length, maxAspects));
   const parsed = documentSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -199,12 +204,31 @@ export interface PreparedImport {
     iconUrl: string | null;
     timeline: string[];
   };
-  categories: string | null;
-  aspects: string | null;
-  availabilities: AvailabilityArrays | null;
+  /**
+   * The rows in steps (docs/decisions/0136-imports-in-steps.md): each element one short statement's
+   * rows, at most IMPORT_STEP_ROWS categories or aspects or IMPORT_STEP_CELLS texts.
+   */
+  categories: string[];
+  aspects: string[];
+  availabilities: AvailabilityArrays[];
   roles: string | null;
   templates: string | null;
-  counts: { categories: number; aspects: number };
+  counts: { categories: number; aspects: number; availabilities: number };
+}
+
+/**
+ * The most categories or aspects one step of an import writes, and the most texts (each with its
+ * first history row): sized so that a step takes a few milliseconds on either database and other
+ * requests wait no longer than that for the embedded database's one session.
+ */
+export const IMPORT_STEP_ROWS = 250;
+export const IMPORT_STEP_CELLS = 1_000;
+
+/** The items in runs of at most `size`, in order. */
+function inSteps<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /**
@@ -222,19 +246,20 @@ export interface AvailabilityArrays {
 }
 
 const rowsJson = (rows: unknown[]) => (rows.length ? JSON.stringify(rows) : null);
+const stepsJson = (rows: unknown[]) => inSteps(rows, IMPORT_STEP_ROWS).map((step) => JSON.stringify(step));
 
 /** A PostgreSQL array literal of texts: every element quoted (so that none reads as NULL), `"` and `\` escaped. */
 function textArrayLiteral(items: readonly string[]): string {
   return `{${items.map((item) => `"${item.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
-function availabilityArrays(rows: CatalogDocument['availabilities'], aspectIds: Map<string, string>): AvailabilityArrays | null {
-  if (!rows.length) return null;
+/** One step's texts; `aspectIds` maps the file's aspect ids to the new ones. */
+function availabilityArrays(rows: CatalogDocument['availabilities'], aspectIds: Map<string, string>): AvailabilityArrays {
   const places = (ids: Iterable<string>) => new Map([...ids].map((id, i) => [id, i + 1]));
-  const aspectAt = places(aspectIds.keys());
+  const aspectAt = places(new Set(rows.map((v) => v.aspect_id)));
   const quarterAt = places(new Set(rows.map((v) => v.time_bucket)));
   return {
-    aspectIds: textArrayLiteral([...aspectIds.values()]),
+    aspectIds: textArrayLiteral([...aspectAt.keys()].map((id) => aspectIds.get(id)!)),
     quarters: textArrayLiteral([...quarterAt.keys()]),
     aspectAt: `{${rows.map((v) => aspectAt.get(v.aspect_id)).join(',')}}`,
     quarterAt: `{${rows.map((v) => quarterAt.get(v.time_bucket)).join(',')}}`,
@@ -256,8 +281,8 @@ export function prepareImport(doc: CatalogDocument): PreparedImport {
       iconUrl,
       timeline: doc.service.timeline?.length ? doc.service.timeline : defaultTimeline(),
     },
-    categories: rowsJson(doc.categories.map((c) => ({ id: categoryIds.get(c.id), name: c.name, position: c.position }))),
-    aspects: rowsJson(
+    categories: stepsJson(doc.categories.map((c) => ({ id: categoryIds.get(c.id), name: c.name, position: c.position }))),
+    aspects: stepsJson(
       doc.aspects.map((a) => ({
         id: aspectIds.get(a.id),
         category_id: categoryIds.get(a.category_id),
@@ -267,9 +292,9 @@ export function prepareImport(doc: CatalogDocument): PreparedImport {
         position: a.position,
       })),
     ),
-    availabilities: availabilityArrays(doc.availabilities, aspectIds),
+    availabilities: inSteps(doc.availabilities, IMPORT_STEP_CELLS).map((step) => availabilityArrays(step, aspectIds)),
     roles: rowsJson(doc.roles),
     templates: rowsJson(doc.templates),
-    counts: { categories: doc.categories.length, aspects: doc.aspects.length },
+    counts: { categories: doc.categories.length, aspects: doc.aspects.length, availabilities: doc.availabilities.length },
   };
 }

@@ -1,12 +1,12 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { MAX_BATCH_ASPECTS, MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../../common/limits';
+import { CSV_IMPORT_MAX_ASPECTS_DEFAULT, MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../../common/limits';
 import { QUARTER_PATTERN } from '../../common/quarters';
 import { htmlToText } from '../../common/richText';
 import type { Executor } from '../db/client';
 import { availabilitiesOfService, insertAspects, insertCategory, listAspects, listCategories, nextAspectPosition, updateAspect } from '../db/queries/catalog';
 import type { ServiceRow } from '../db/queries/services';
 import { lockService } from '../db/queries/services';
-import { conflict, invalid } from '../errors';
+import { conflict, invalid, tooLarge } from '../errors';
 import { M } from '../../common/messages';
 import { sanitizeRichText } from '../content/sanitize';
 import type { Actor } from '../plugins/context';
@@ -25,7 +25,7 @@ export const CSV_IMPORT_MESSAGES = {
   heading: 'The first row must be the heading of the CSV export: Category, Aspect, Description, Public, then one column per quarter.',
   quarterHeading: (name: string) => `The column “${name}” is not a quarter (quarters look like 2025-Q1)`,
   duplicateQuarter: (name: string) => `The quarter ${name} has more than one column`,
-  tooManyRows: `A CSV import may hold at most ${MAX_BATCH_ASPECTS} aspects`,
+  tooManyRows: (max: number) => `A CSV import may hold at most ${max} aspects (rows); this file has more. Split it and import each part.`,
   categoryRequired: 'Category is empty',
   aspectRequired: 'Aspect is empty',
   nameTooLong: `Category and aspect names may be at most ${MAX_NAME_LENGTH} characters`,
@@ -81,7 +81,10 @@ function separatorOf(text: string): string {
 }
 
 /** Reads the file: UTF-8 with or without BOM, comma or semicolon, CRLF or LF, quoted cells. */
-export function readRoadmapCsv(file: Buffer): { quarters: string[]; rows: CsvRow[]; errors: { line: number; reason: string }[] } {
+export function readRoadmapCsv(
+  file: Buffer,
+  maxAspects = CSV_IMPORT_MAX_ASPECTS_DEFAULT,
+): { quarters: string[]; rows: CsvRow[]; errors: { line: number; reason: string }[] } {
   const text = file.toString('utf8').replace(/^\uFEFF/, '');
   if (!text.trim()) throw invalid(CM.empty, 'file');
   let records: { record: string[]; info: { lines: number } }[];
@@ -107,7 +110,7 @@ export function readRoadmapCsv(file: Buffer): { quarters: string[]; rows: CsvRow
     if (seenQuarters.has(q)) throw invalid(CM.duplicateQuarter(q), 'file');
     seenQuarters.add(q);
   }
-  if (body.length > MAX_BATCH_ASPECTS) throw invalid(CM.tooManyRows, 'file');
+  if (body.length > maxAspects) throw tooLarge(CM.tooManyRows(maxAspects));
   const rows: CsvRow[] = [];
   const errors: { line: number; reason: string }[] = [];
   const seen = new Map<string, number>();
@@ -181,8 +184,8 @@ interface Planned {
 }
 
 /** What the file would change in the service, read now. */
-async function planImport(db: Executor, service: ServiceRow, file: Buffer): Promise<Planned> {
-  const { quarters, rows, errors } = readRoadmapCsv(file);
+async function planImport(db: Executor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<Planned> {
+  const { quarters, rows, errors } = readRoadmapCsv(file, maxAspects);
   const timeline = new Set(service.timeline);
   const inTimeline = quarters.filter((q) => timeline.has(q));
   const [categories, aspects, texts] = await Promise.all([
@@ -250,20 +253,20 @@ async function planImport(db: Executor, service: ServiceRow, file: Buffer): Prom
 }
 
 /** The preview: what the file would change; nothing is written. */
-export async function previewCsvImport(db: Executor, service: ServiceRow, file: Buffer): Promise<CsvPlan> {
-  return (await planImport(db, service, file)).plan;
+export async function previewCsvImport(db: Executor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<CsvPlan> {
+  return (await planImport(db, service, file, maxAspects)).plan;
 }
 
 /**
  * Applies the file in one transaction, all or nothing: the plan is made again under the service's
  * lock, so it is exactly what a preview read now would say; a file with rows in error changes nothing.
  */
-export async function applyCsvImport(db: Executor, actor: Actor, service: ServiceRow, file: Buffer): Promise<CsvPlan> {
+export async function applyCsvImport(db: Executor, actor: Actor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<CsvPlan> {
   return db.transaction(async (tx) => {
     const locked = await lockService(tx, service.tenantId, service.id);
     if (!locked) throw invalid(M.serviceNotFound);
     if (locked.archived) throw conflict(M.serviceArchivedConflict);
-    const planned = await planImport(tx, locked, file);
+    const planned = await planImport(tx, locked, file, maxAspects);
     if (planned.plan.rows_in_error.length) throw invalid(CM.hasErrors, 'file');
     const tenantId = locked.tenantId;
     const categories = await listCategories(tx, tenantId, locked.id);

@@ -20,13 +20,14 @@ export class ImportThread {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (p: PreparedImport) => void; reject: (e: Error) => void }>();
 
-  prepare(file: Buffer): Promise<PreparedImport> {
+  /** Prepares a file; one of more than `maxAspects` aspects is refused before it is validated. */
+  prepare(file: Buffer, maxAspects: number): Promise<PreparedImport> {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       // A copy goes across; the upload's own buffer stays with the request.
-      worker.postMessage({ id, file: new Uint8Array(file) });
+      worker.postMessage({ id, file: new Uint8Array(file), maxAspects });
     });
   }
 

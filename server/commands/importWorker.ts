@@ -6,9 +6,9 @@ import { parentPort } from 'node:worker_threads';
 import { AppError } from '../errors';
 import { prepareImport, readCatalogFile } from './catalogFile';
 
-parentPort!.on('message', async (msg: { id: number; file: Uint8Array }) => {
+parentPort!.on('message', async (msg: { id: number; file: Uint8Array; maxAspects: number }) => {
   try {
-    const doc = await readCatalogFile(Buffer.from(msg.file.buffer, msg.file.byteOffset, msg.file.byteLength));
+    const doc = await readCatalogFile(Buffer.from(msg.file.buffer, msg.file.byteOffset, msg.file.byteLength), msg.maxAspects);
     parentPort!.postMessage({ id: msg.id, prepared: prepareImport(doc) });
   } catch (err) {
     const refusal = err instanceof AppError ? { statusCode: err.statusCode, code: err.code, message: err.message, field: err.field } : undefined;

@@ -3,6 +3,7 @@ import type { Executor } from '../client';
 import { MAX_ACTIVE_API_TOKENS } from '../../../common/schemas/integrations';
 import { apiTokens, services, tenants, webhookDeliveries, webhookEndpoints } from '../schema';
 import { likeText } from './admin';
+import { visibleService } from './services';
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -83,7 +84,7 @@ export async function listAllApiTokens(
       // A service moved to another tenant or deleted is no longer within the token's reach: left out.
       serviceNames: sql<string[] | null>`case when ${apiTokens.serviceIds} is null then null else coalesce((
         select json_agg(s.name order by s.name) from ${services} s
-        where s.tenant_id = ${apiTokens.tenantId} and s.id in (select (jsonb_array_elements_text(${apiTokens.serviceIds}))::uuid)
+        where s.tenant_id = ${apiTokens.tenantId} and not s.importing and s.id in (select (jsonb_array_elements_text(${apiTokens.serviceIds}))::uuid)
       ), '[]'::json) end`,
       createdKey: sql<string>`(extract(epoch from ${apiTokens.createdAt}) * 1000000)::bigint::text`,
     })
@@ -119,7 +120,7 @@ export async function countTenantServices(db: Executor, tenantId: string, ids: r
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(services)
-    .where(and(eq(services.tenantId, tenantId), inArray(services.id, [...ids])));
+    .where(and(visibleService(tenantId), inArray(services.id, [...ids])));
   return row?.n ?? 0;
 }
 

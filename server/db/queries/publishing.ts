@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { services, snapshots, tenants } from '../schema';
 import type { FrozenCatalog } from '../../../common/catalogDiff';
-import type { ServiceRow } from './services';
+import { visibleService, type ServiceRow } from './services';
 
 /**
  * What the public pages read (docs/decisions/0120-public-pages.md): only published, active services
@@ -26,7 +26,7 @@ export async function findPublishedService(db: Executor, tenantId: string, slug:
   const [row] = await db
     .select()
     .from(services)
-    .where(and(eq(services.tenantId, tenantId), eq(services.slug, slug), eq(services.published, true), eq(services.archived, false)))
+    .where(and(visibleService(tenantId), eq(services.slug, slug), eq(services.published, true), eq(services.archived, false)))
     .limit(1);
   return row;
 }
@@ -88,7 +88,7 @@ export async function listPublishedServices(db: Executor, tenantId: string): Pro
   const res = await db.execute(sql`
     select distinct on (s.service_id) s.id, s.service_id, s.created_at, s.data->'service' as service, sv.slug
     from snapshots s join services sv on sv.id = s.service_id and sv.tenant_id = s.tenant_id
-    where s.tenant_id = ${tenantId} and s.visibility = 'public' and sv.published and not sv.archived
+    where s.tenant_id = ${tenantId} and s.visibility = 'public' and sv.published and not sv.archived and not sv.importing
     order by s.service_id, s.created_at desc, s.id desc`);
   const rows = (res as unknown as { rows: { id: string; service_id: string; created_at: string | Date; service: EditionData['service']; slug: string }[] })
     .rows;

@@ -7,9 +7,15 @@ import { SERVICE_LIST_CAP } from '../../../common/schemas/paging';
 export type ServiceRow = typeof services.$inferSelect;
 type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 
+/**
+ * The services of a tenant that exist for every reader: not one an import is still writing
+ * (docs/decisions/0136-imports-in-steps.md). Every read of a service goes through it.
+ */
+export const visibleService = (tenantId: string) => and(eq(services.tenantId, tenantId), eq(services.importing, false))!;
+
 /** A tenant's services by name, at most `SERVICE_LIST_CAP` of them (GET /api/services without paging; decision 0114). */
 export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean }): Promise<ServiceRow[]> {
-  const where = opts.includeArchived ? eq(services.tenantId, tenantId) : and(eq(services.tenantId, tenantId), eq(services.archived, false));
+  const where = opts.includeArchived ? visibleService(tenantId) : and(visibleService(tenantId), eq(services.archived, false));
   return db.select().from(services).where(where).orderBy(asc(services.name), asc(services.id)).limit(SERVICE_LIST_CAP);
 }
 
@@ -23,7 +29,7 @@ export interface ServicePageRequest {
 
 /** One page of the list above in the same order (name, then id), the search matching name, slug, description or owner. */
 export async function pageServices(db: Executor, tenantId: string, page: ServicePageRequest): Promise<ServiceRow[]> {
-  const where: SQL[] = [eq(services.tenantId, tenantId)];
+  const where: SQL[] = [visibleService(tenantId)];
   if (!page.includeArchived) where.push(eq(services.archived, false));
   // search_text: name, slug, owner and the description's text, lower-cased (schema/catalog.ts).
   if (page.search) where.push(sql`${services.searchText} like lower(${likeText(page.search)})`);
@@ -40,7 +46,7 @@ export async function findService(db: Executor, tenantId: string, serviceId: str
   const [row] = await db
     .select()
     .from(services)
-    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .where(and(visibleService(tenantId), eq(services.id, serviceId)))
     .limit(1);
   return row;
 }
@@ -63,7 +69,7 @@ export async function findServiceWithRole(
         where sra.tenant_id = ${tenantId} and sra.service_id = ${serviceId} and sra.user_id = ${userId} limit 1)`,
     })
     .from(services)
-    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .where(and(visibleService(tenantId), eq(services.id, serviceId)))
     .limit(1);
   return row ? { service: row.service, serviceRole: row.serviceRole ?? null } : undefined;
 }
@@ -106,7 +112,7 @@ export async function updateService(db: Executor, tenantId: string, serviceId: s
   const [row] = await db
     .update(services)
     .set({ ...changes, version: sql`${services.version} + 1`, lastUpdated: sql`now()` })
-    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .where(and(visibleService(tenantId), eq(services.id, serviceId)))
     .returning();
   return row;
 }
@@ -116,7 +122,7 @@ export async function lockService(db: Executor, tenantId: string, serviceId: str
   const [row] = await db
     .select()
     .from(services)
-    .where(and(eq(services.tenantId, tenantId), eq(services.id, serviceId)))
+    .where(and(visibleService(tenantId), eq(services.id, serviceId)))
     .for('update')
     .limit(1);
   return row;

@@ -30,6 +30,11 @@ export const services = pgTable(
     archived: boolean('archived').notNull().default(false),
     /** Readable by anyone at /p/{tenant slug}/{service slug} (its latest public snapshot); off by default. */
     published: boolean('published').notNull().default(false),
+    /**
+     * An import still writing this service's content (docs/decisions/0136-imports-in-steps.md):
+     * every reader treats it as not existing until the import's last step clears the flag.
+     */
+    importing: boolean('importing').notNull().default(false),
     timeline: jsonb('timeline').$type<string[]>().notNull(),
     /** Bumped on every write to the service or its content; drives caches and ETags. */
     version: integer('version').notNull().default(1),

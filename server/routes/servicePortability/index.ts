@@ -1,11 +1,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { IMPORT_MAX_COMPRESSED_BYTES } from '../../../common/limits';
-import { importNamingSchema } from '../../../common/schemas/services';
-import { moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
+import { IMPORT_MAX_COMPRESSED_BYTES, IMPORT_MAX_UNPACKED_BYTES } from '../../../common/limits';
+import { M } from '../../../common/messages';
+import { catalogUploadSchema, importNamingSchema, importPreviewSchema, movedServiceSchema, serviceAnswerSchema } from '../../../common/schemas/services';
+import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
-import { IMPORT_MESSAGES, proposeNaming, writeImport } from '../../commands/importService';
+import { IMPORT_MESSAGES, IMPORT_STATEMENTS_PER_STEP, proposeNaming, removeLeftBehindImports, writeImport } from '../../commands/importService';
+import { asSystem } from '../../db/scope';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
 import { CSV_IMPORT_MAX_BYTES, applyCsvImport, previewCsvImport } from '../../commands/csvImport';
@@ -14,10 +16,10 @@ import { AppError, invalid, notFound, tooLarge } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { requireMoveTo, requireTenant } from '../../policies';
 import { presentService } from '../../presenters/services';
-import { parse } from '../../validation';
 import { documented } from '../../openapi';
-import { movedServiceSchema } from '../../../common/schemas/services';
-import { M } from '../../../common/messages';
+import { parse } from '../../validation';
+
+const importDoc = documented('Services');
 
 const idParams = z.object({ id: settingsIdSchema });
 const csvImportQuerySchema = z.object({
@@ -88,56 +90,115 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
   // Files are unpacked, validated and prepared off the event loop.
   const importThread = new ImportThread();
-  app.addHook('onReady', async () => importThread.warm());
+  app.addHook('onReady', async () => {
+    importThread.warm();
+    // What an import a stopped process left hidden is removed (docs/decisions/0136-imports-in-steps.md).
+    // Not a reason to refuse to start: the next start tries again.
+    const removed = await asSystem(() => removeLeftBehindImports(db())).catch((err: unknown) => {
+      app.log.error({ err }, 'could not remove the hidden services of imports that never finished');
+      return 0;
+    });
+    if (removed) app.log.warn({ removed }, 'removed the hidden services of imports that never finished');
+  });
   app.addHook('onClose', () => importThread.close());
   // Multipart is parsed only by the routes of this plugin.
   await app.register(multipart, { limits: { fileSize: IMPORT_MAX_COMPRESSED_BYTES, files: 1 } });
 
-  app.post('/services/import', async (req, reply) => {
-    const { actor, tenantId } = scope(req);
-    requireTenant(actor, 'tenant.services');
-    const { file, fields } = await readUpload(req);
-    const naming = parse(importNamingSchema, fields);
-    const prepared = await importThread.prepare(file);
-    const service = await writeImport(db(), actor, tenantId, prepared, naming);
-    return reply.status(201).send({ service: presentService(service) });
-  });
+  const multipartBody = 'multipart/form-data';
+  const catalogTooLarge = {
+    413: `The file is over ${IMPORT_MAX_COMPRESSED_BYTES / 1024 / 1024} MB, unpacks to more than ${IMPORT_MAX_UNPACKED_BYTES / 1024 / 1024} MB, or holds more aspects than the server allows (IMPORT_MAX_ASPECTS, ${app.config.IMPORT_MAX_ASPECTS} here); the message names the limit`,
+  };
+
+  app.post(
+    '/services/import',
+    importDoc(
+      'Import a .catalog file as a new service of the tenant, all or nothing (written in steps, visible once complete)',
+      'tenant.services',
+      { 201: serviceAnswerSchema },
+      {
+        body: catalogUploadSchema,
+        bodyType: multipartBody,
+        errors: { 409: `${M.slugTaken}; or a service with the file's slug was created at the same time`, ...catalogTooLarge },
+        description:
+          'The file is unpacked and validated whole before anything is written; the service is then written in short steps, hidden from every reader, and made visible with its audit row in a last step (docs/decisions/0136-imports-in-steps.md). A file refused, or an import that fails, leaves nothing.',
+      },
+    ),
+    async (req, reply) => {
+      const { actor, tenantId } = scope(req);
+      requireTenant(actor, 'tenant.services');
+      const { file, fields } = await readUpload(req);
+      const naming = parse(importNamingSchema, fields);
+      const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
+      const service = await writeImport(db(), actor, tenantId, prepared, naming, IMPORT_STATEMENTS_PER_STEP[app.database.kind]);
+      return reply.status(201).send({ service: presentService(service) });
+    },
+  );
 
   /**
    * Reads a .catalog file without importing it: its service's name and slug, and the free name and
    * slug the import dialog proposes. A file that would not import is refused as the import refuses it.
    */
-  app.post('/services/import/preview', async (req) => {
-    const { actor, tenantId } = scope(req);
-    requireTenant(actor, 'tenant.services');
-    const { file } = await readUpload(req);
-    const prepared = await importThread.prepare(file);
-    const naming = await proposeNaming(db(), tenantId, prepared);
-    return {
-      preview: {
-        name: naming.name,
-        slug: naming.slug,
-        proposed_name: naming.proposedName,
-        proposed_slug: naming.proposedSlug,
-        categories: prepared.counts.categories,
-        aspects: prepared.counts.aspects,
+  app.post(
+    '/services/import/preview',
+    importDoc(
+      "Read a .catalog file without importing it: its service's name and slug, the free ones an import would take, and its counts",
+      'tenant.services',
+      { 200: importPreviewSchema },
+      {
+        body: catalogUploadSchema,
+        bodyType: multipartBody,
+        errors: catalogTooLarge,
       },
-    };
-  });
+    ),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      requireTenant(actor, 'tenant.services');
+      const { file } = await readUpload(req);
+      const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
+      const naming = await proposeNaming(db(), tenantId, prepared);
+      return {
+        preview: {
+          name: naming.name,
+          slug: naming.slug,
+          proposed_name: naming.proposedName,
+          proposed_slug: naming.proposedSlug,
+          categories: prepared.counts.categories,
+          aspects: prepared.counts.aspects,
+        },
+      };
+    },
+  );
 
   /**
    * A CSV in the shape of the CSV export, into an existing service (docs/decisions/0127-csv-import.md):
    * the preview of what would change, writing nothing; with `?apply=true`, applied all or nothing.
    */
-  app.post('/services/:id/csv-import', async (req) => {
-    const id = parseId(req.params);
-    const { apply } = parse(csvImportQuerySchema, req.query);
-    const ctx = await serviceOf(req, id, 'service.settings');
-    const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
-    if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file), applied: false };
-    const { actor } = scope(req);
-    return { preview: await applyCsvImport(db(), actor, ctx.service, file), applied: true };
-  });
+  app.post(
+    '/services/:id/csv-import',
+    importDoc(
+      'Preview a CSV in the shape of the CSV export against a service, or with ?apply=true apply it, all or nothing',
+      'service.settings',
+      { 200: csvImportAnswerSchema },
+      {
+        body: csvUploadSchema,
+        bodyType: multipartBody,
+        query: csvImportQuerySchema,
+        errors: {
+          409: M.serviceArchivedConflict,
+          413: `The file is over ${CSV_IMPORT_MAX_BYTES / 1024 / 1024} MB, or has more rows than the server allows (CSV_IMPORT_MAX_ASPECTS, ${app.config.CSV_IMPORT_MAX_ASPECTS} here); the message names the limit`,
+        },
+      },
+    ),
+    async (req) => {
+      const id = parseId(req.params);
+      const { apply } = parse(csvImportQuerySchema, req.query);
+      const ctx = await serviceOf(req, id, 'service.settings');
+      const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
+      if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: false };
+      const { actor } = scope(req);
+      return { preview: await applyCsvImport(db(), actor, ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: true };
+    },
+  );
 
   app.patch(
     '/services/:id/move-tenant',
