@@ -1,7 +1,7 @@
 import './RoadmapTable.css';
 import { memo, useMemo } from 'react';
 import type { Aspect, CatalogGroup } from '../api/catalog';
-import { windowedRows } from './RoadmapTableRow';
+import { windowedRows, type WindowedGroupProps } from './RoadmapTableRow';
 import { SafeHtml } from './SafeHtml';
 import { groupLayout, groupRange, useRowWindow, windowRowAttributes } from './useRowWindow';
 
@@ -54,17 +54,8 @@ const CurrentRow = memo(function CurrentRow({
   );
 });
 
-interface GroupProps {
-  group: CatalogGroup;
+interface GroupProps extends WindowedGroupProps {
   bucket: string | undefined;
-  /** Index of the group's first aspect in display order, and its aspects in full (see useRowWindow). */
-  offset: number;
-  /** The aria-rowindex of the group's header row; its aspects' rows follow. */
-  ariaRow: number;
-  fullFrom: number;
-  fullTo: number;
-  pinnedId: string | null;
-  heightOf: (id: string) => number;
 }
 
 const CurrentGroup = memo(function CurrentGroup({ group, bucket, offset, ariaRow, fullFrom, fullTo, pinnedId, heightOf }: GroupProps) {

@@ -19,7 +19,7 @@ import { SortableContext, arrayMove, sortableKeyboardCoordinates, verticalListSo
 import { memo, useCallback, useContext, useMemo, useState, useSyncExternalStore } from 'react';
 import type { Aspect, CatalogGroup, Category } from '../api/catalog';
 import { GridContext, useGridRow } from './grid/GridContext';
-import { RoadmapRow, SortableRoadmapRow, windowedRows, type RoadmapRowHandlers } from './RoadmapTableRow';
+import { RoadmapRow, SortableRoadmapRow, windowedRows, type RoadmapRowHandlers, type WindowedGroupProps } from './RoadmapTableRow';
 
 export interface RoadmapTableHandlers extends RoadmapRowHandlers {
   onEditCategory: (category: Category) => void;
@@ -27,23 +27,12 @@ export interface RoadmapTableHandlers extends RoadmapRowHandlers {
   onReorder: (categoryId: string, aspectIds: string[]) => void;
 }
 
-interface GroupProps {
-  group: CatalogGroup;
+interface GroupProps extends WindowedGroupProps {
   timeline: string[];
   editable: boolean;
   /** Dragging is offered only on the full, unfiltered list of a category. */
   sortable: boolean;
   handlers: RoadmapTableHandlers;
-  /** Index of the group's first aspect in the table's display order. */
-  offset: number;
-  /** The aria-rowindex of the group's header row; its aspects' rows follow. */
-  ariaRow: number;
-  /** The group's aspects rendered in full (indices within the group); the others are gaps. */
-  fullFrom: number;
-  fullTo: number;
-  /** An aspect of this group that stays in full wherever it is (it holds the focus). */
-  pinnedId: string | null;
-  heightOf: (id: string) => number;
 }
 
 type RowsProps = Omit<GroupProps, 'editable'> & {

@@ -1,7 +1,7 @@
 import { useSortable } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
 import { memo, type CSSProperties, type HTMLAttributes, type ReactNode } from 'react';
-import type { Aspect } from '../api/catalog';
+import type { Aspect, CatalogGroup } from '../api/catalog';
 import { SafeHtml } from './SafeHtml';
 import { gapAttributes, windowPieces, windowRowAttributes } from './useRowWindow';
 import { CellEditor } from './grid/CellEditor';
@@ -150,6 +150,21 @@ export const GapRow = memo(function GapRow({ first, last, columns, height }: { f
     </tr>
   );
 });
+
+/** What a category's group of rows in a windowed table (useRowWindow) is told by its table. */
+export interface WindowedGroupProps {
+  group: CatalogGroup;
+  /** Index of the group's first aspect in the table's display order. */
+  offset: number;
+  /** The aria-rowindex of the group's header row; its aspects' rows follow. */
+  ariaRow: number;
+  /** The group's aspects rendered in full (indices within the group); the others are gaps. */
+  fullFrom: number;
+  fullTo: number;
+  /** An aspect of this group that stays in full wherever it is (it holds the focus). */
+  pinnedId: string | null;
+  heightOf: (id: string) => number;
+}
 
 /**
  * A group's rows as the table shows them (useRowWindow): those for which `full` holds rendered by
