@@ -188,7 +188,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     const ratio = p(on, 99) / p(off, 99);
     if (ratio > 1.1) {
       notes.push(
-        `Target not met in this run (${ratio.toFixed(2)}×). The sender gathers the writes of 100 ms into one round (one claim, one statement for the endpoints, one for the outcomes) and sends a service's events in order within it, so the database's part per delivery is the reading of its content; what is left between the two sides is the sender's work in the server's own process, the content reads, the signing and one HTTP request per delivery, running between the writes on the same event loop and the same 2 cores. Moving the sender to a worker thread or a process of its own is the next step (docs/decisions/0132-webhook-delivery.md).`,
+        `Target not met in this run (${ratio.toFixed(2)}×). The sender gathers the writes of 100 ms into one round (one claim, one statement for the endpoints, one for the outcomes) and sends a service's events in order within it, so the database's part per delivery is the reading of its content. The median write rises too (${p(off, 50).toFixed(1)} to ${p(on, 50).toFixed(1)} ms): with an endpoint enabled a write also runs the triggers that queue its deliveries, and it shares the server's process and the 2 cores with the rounds (the content reads, the signing, one HTTP request per delivery); how much of the difference each takes is not measured yet. Timing the triggers inside the write and moving the sender to a worker thread or a process of its own are the next steps (docs/decisions/0132-webhook-delivery.md).`,
       );
     }
     return { figures, notes };
