@@ -54,6 +54,10 @@ export async function startServer(opts: {
   };
   delete env.DATABASE_URL;
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+  // A server already on the port (one an interrupted run left) would answer in this one's place.
+  if ((await statusOf(`http://127.0.0.1:${opts.port}/api/health`)) !== 0) {
+    throw new Error(`port ${opts.port} is in use: stop what listens there (an earlier bench's server?) or set BENCH_PORT`);
+  }
   const started = performance.now();
   // BENCH_CPU_PROFILE_DIR: the server writes a CPU profile of each of its threads there when it stops.
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
