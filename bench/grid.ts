@@ -267,10 +267,10 @@ function inTheWay(figures: GridFigure[]): string[] {
       "themselves (the history rows' foreign-key checks are in the table), validating the 7,200 cells and the 870 KB request. In the browser " +
       "the real server's embedded database is on disk, so its paste is slower than the in-memory one; the read of the roadmap again after the " +
       'paste comes after the status says it is stored.',
-    'Imports on the embedded database: it has one session, and a CSV apply is one transaction (all or nothing, as the issue asks), so every ' +
-      "other request that needs the database waits for its end: at the limits (1,000 aspects x 40 quarters) that is the apply's whole time. " +
-      'Meeting 200 ms there needs the apply cut into short transactions that other requests can pass between, which gives up all or nothing, ' +
-      'or much lower limits on the embedded database. Not decided here.',
+    'Imports on the embedded database: it has one session. A .catalog import is written in short steps into a hidden service that is ' +
+      'made visible at the end (decision 0136), so other requests pass between its steps. A CSV apply writes into a service people already ' +
+      'see, and is still one transaction (all or nothing, as the issue asks): every other request that needs the database waits for its end, ' +
+      "at the limits (1,000 aspects x 40 quarters) the apply's whole time. A stepped apply that readers never see half done is the next step.",
   ];
 }
 
