@@ -7,6 +7,7 @@ import { connectRedis } from '../plugins/sharedLimits';
 import { openTestDatabase } from '../test/db';
 import { LOGIN_WINDOW_MS, SharedLoginThrottle, type LoginLimits, type ThrottleEntry, type ThrottleStore } from './loginLimiter';
 import { PostgresThrottleStore, RedisThrottleStore } from './throttleStores';
+import { SYSTEM_ROLE } from '../db/scope';
 
 /**
  * The shared sign-in throttle on each of its stores. Two throttles on one store stand for two
@@ -138,9 +139,9 @@ describe('PostgreSQL store', () => {
     expect(await rows()).toEqual([]);
   });
 
-  it('is reached by the application role, which owns no table', async () => {
+  it("is reached by the system scope's role, which owns no table", async () => {
     const res = await database.db.execute(sql`select current_user as name`);
-    expect((res as unknown as { rows: { name: string }[] }).rows[0]!.name).toBe('catalog_app');
+    expect((res as unknown as { rows: { name: string }[] }).rows[0]!.name).toBe(SYSTEM_ROLE);
   });
 });
 

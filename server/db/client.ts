@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import * as schema from './schema';
-import { APP_ROLE, currentScope, scopeKey, scopeSettings } from './scope';
+import { currentScope, roleOf, scopeKey, scopeSettings } from './scope';
 import { CHANGE_CHANNEL, ChangeFeed, selfChannel } from './changes';
 
 export type Schema = typeof schema;
@@ -366,8 +366,8 @@ class OwnerPool {
 }
 
 /**
- * The pool Drizzle queries through. Every connection it hands out works as the application role
- * (which owns no table, so row-level security applies to it) with the scope of the code that asked
+ * The pool Drizzle queries through. Every connection it hands out works as the application role,
+ * or the system scope's role (neither owns a table, so row-level security applies to both), with the scope of the code that asked
  * (server/db/scope.ts): the settings are sent only when a connection's last scope differs.
  * Drizzle recognises a pool by its class name.
  */
@@ -400,7 +400,7 @@ async function applyScope(client: ScopedClient): Promise<void> {
   const settings = scopeSettings(scope);
   client[APPLIED] = undefined;
   await client.query("select set_config('role', $1, false), set_config('catalog.scope', $2, false), set_config('catalog.tenant_id', $3, false)", [
-    APP_ROLE,
+    roleOf(scope),
     settings.scope,
     settings.tenantId,
   ]);

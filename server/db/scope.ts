@@ -44,3 +44,10 @@ export function scopeKey(scope: DbScope): string {
 
 /** The role the application works as: it owns nothing, so it cannot bypass row-level security. */
 export const APP_ROLE = 'catalog_app';
+/** The role of the system scope: a member of APP_ROLE that a policy of its own lets see every tenant's rows (migration 0016). */
+export const SYSTEM_ROLE = 'catalog_system';
+
+/** The role a connection works as in a scope: the system scope's own, the application's otherwise. */
+export function roleOf(scope: DbScope): string {
+  return scope.kind === 'system' ? SYSTEM_ROLE : APP_ROLE;
+}

@@ -7,6 +7,7 @@ import { sharedJwtSecret } from '../auth/secrets';
 import { openTestDatabase } from '../test/db';
 import { createPostgresDatabase } from '../test/reliability/server';
 import { MIGRATIONS_FOLDER, openDatabase, START_LOCK_KEY, type Database } from './client';
+import { APP_ROLE, SYSTEM_ROLE } from './scope';
 
 /**
  * Start-up work of several processes on one database (docs/decisions/0112-shared-limits.md): the
@@ -32,10 +33,11 @@ describe('the signing secret kept in the database', () => {
 
   it('is read as the owner even on a connection the application used, which then works as the application again', async () => {
     const user = async (db: Database['db']) => ((await db.execute(sql`select current_user as name`)) as unknown as { rows: { name: string }[] }).rows[0]!.name;
-    expect(await user(database.db)).toBe('catalog_app');
-    expect(await database.exclusive((owner) => user(owner))).not.toBe('catalog_app');
+    // Outside a request the application works in the system scope, as that scope's role (migration 0016).
+    expect(await user(database.db)).toBe(SYSTEM_ROLE);
+    expect([APP_ROLE, SYSTEM_ROLE]).not.toContain(await database.exclusive((owner) => user(owner)));
     expect(await database.exclusive((owner) => sharedJwtSecret(owner))).toBe('a'.repeat(40));
-    expect(await user(database.db)).toBe('catalog_app');
+    expect(await user(database.db)).toBe(SYSTEM_ROLE);
   });
 
   it('cannot be read by the application role', async () => {

@@ -29,6 +29,13 @@ export interface ServicePageRequest {
 
 /** One page of the list above in the same order (name, then id), the search matching name, slug, description or owner. */
 export async function pageServices(db: Executor, tenantId: string, page: ServicePageRequest): Promise<ServiceRow[]> {
+  return servicesPageQuery(db, tenantId, page);
+}
+
+/** The statement of pageServices (its plan is checked by the tests: a page of a large tenant walks the name index). */
+export const servicesPageStatement = (db: Executor, tenantId: string, page: ServicePageRequest) => servicesPageQuery(db, tenantId, page).getSQL();
+
+function servicesPageQuery(db: Executor, tenantId: string, page: ServicePageRequest) {
   const where: SQL[] = [visibleService(tenantId)];
   if (!page.includeArchived) where.push(eq(services.archived, false));
   // search_text: name, slug, owner and the description's text, lower-cased (schema/catalog.ts).

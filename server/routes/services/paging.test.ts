@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { assignServiceRole, createService, createWorld, type World } from '../../test/factories';
+import { assignServiceRole, createService, createTenant, createWorld, type World } from '../../test/factories';
+import { analyze, rowsRead } from '../../test/plans';
+import { services } from '../../db/schema';
+import { servicesPageStatement } from '../../db/queries/services';
+import { tenantScope, withScope } from '../../db/scope';
 import { encodeCursor, SERVICE_PAGE_DEFAULT } from '../../../common/schemas/paging';
 
 let t: TestApp;
@@ -178,5 +182,27 @@ describe('GET /api/services: search, limit and cursor', () => {
       expect(res.json().field, q).toBe(field);
     }
     expect((await call(t.app, 'GET', '/api/services?limit=5')).statusCode).toBe(401);
+  });
+});
+
+describe("a page of a large tenant's services reads about a page", () => {
+  it("walks the name index in the tenant scope, the first page and a later one: row-level security does not hide the tenant's size from the planner", async () => {
+    const large = await createTenant(t.db);
+    for (let from = 0; from < 3000; from += 500) {
+      await t.db.insert(services).values(
+        Array.from({ length: 500 }, (_, i) => ({
+          tenantId: large.id,
+          name: `Bulk ${String(from + i).padStart(5, '0')}`,
+          slug: `bulk-${from + i}`,
+          timeline: ['2030-Q1'],
+        })),
+      );
+    }
+    await analyze(t.database, 'services');
+    const page = (after?: [string, string]) =>
+      withScope(tenantScope(large.id), () => rowsRead(t.db, servicesPageStatement(t.db, large.id, { includeArchived: false, limit: 101, after }), 'services'));
+    // A plan that estimated the tenant's services at a few dozen read and sorted all 3,000.
+    expect(await page()).toBeLessThanOrEqual(150);
+    expect(await page(['Bulk 01500', '00000000-0000-4000-8000-000000000000'])).toBeLessThanOrEqual(150);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createTenant, createUser, createWorld, type World } from '../../test/factories';
+import { analyze, rowsRead } from '../../test/plans';
 import { tenantMemberships, users } from '../../db/schema';
 import { tenantPeopleStatement, tenantUsersStatement } from '../../db/queries/admin';
 import { USER_PAGE_DEFAULT } from '../../../common/schemas/paging';
@@ -160,23 +161,7 @@ describe('GET /api/admin/users and /api/admin/panel-data: search, limit and curs
   });
 });
 
-/** Rows the plan read from users: returned, and filtered out after reading. */
-function usersRowsRead(node: Record<string, unknown>): number {
-  let own = 0;
-  if (node['Relation Name'] === 'users') {
-    const loops = Number(node['Actual Loops'] ?? 1);
-    own = (Number(node['Actual Rows'] ?? 0) + Number(node['Rows Removed by Filter'] ?? 0)) * loops;
-  }
-  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
-  return own + children.reduce((n, c) => n + usersRowsRead(c), 0);
-}
-
-async function rowsRead(statement: SQL): Promise<number> {
-  const res = (await t.db.execute(sql`explain (analyze, format json) ${statement}`)) as unknown as { rows: Record<string, unknown>[] };
-  const cell = Object.values(res.rows[0]!)[0];
-  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as { Plan: Record<string, unknown> }[];
-  return usersRowsRead(plan[0]!.Plan);
-}
+const usersRead = (statement: SQL) => rowsRead(t.db, statement, 'users');
 
 describe("the tenant's user list reads its own users only", () => {
   it('reads as many users rows with 5,000 more users in another tenant', async () => {
@@ -187,8 +172,8 @@ describe("the tenant's user list reads its own users only", () => {
       tenantUsersStatement(t.db, small.id, { search: 'only', limit: 101 }),
       tenantPeopleStatement(small.id, { limit: 101 }),
     ];
-    await t.db.execute(sql`analyze users`);
-    const before = await Promise.all(statements().map(rowsRead));
+    await analyze(t.database, 'users');
+    const before = await Promise.all(statements().map(usersRead));
 
     const crowd = await createTenant(t.db);
     for (let chunk = 0; chunk < 5; chunk++) {
@@ -198,9 +183,9 @@ describe("the tenant's user list reads its own users only", () => {
         .returning({ id: users.id });
       await t.db.insert(tenantMemberships).values(rows.map((r) => ({ userId: r.id, tenantId: crowd.id })));
     }
-    await t.db.execute(sql`analyze users`);
-    await t.db.execute(sql`analyze tenant_memberships`);
-    const after = await Promise.all(statements().map(rowsRead));
+    await analyze(t.database, 'users');
+    await analyze(t.database, 'tenant_memberships');
+    const after = await Promise.all(statements().map(usersRead));
     for (let i = 0; i < after.length; i++) {
       // Reading every user (the old `tenant_id = X or exists(...)`) would read over 5,000 more.
       expect(after[i], `statement ${i}`).toBeLessThanOrEqual(before[i]! + 5);

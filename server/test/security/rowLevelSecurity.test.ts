@@ -25,7 +25,7 @@ import {
   tenantInvitations,
   tenantMemberships,
 } from '../../db/schema';
-import { APP_ROLE, NO_SCOPE, tenantScope, withScope } from '../../db/scope';
+import { APP_ROLE, NO_SCOPE, SYSTEM_ROLE, SYSTEM_SCOPE, tenantScope, withScope } from '../../db/scope';
 import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, setAvailability, signIn } from '../factories';
 import { recordFigure } from './figures';
 
@@ -166,12 +166,17 @@ describe('row-level security', () => {
     }
   });
 
-  it('the application works as a role that owns no table and cannot bypass it', async () => {
-    const res = await database.db.execute(sql`
+  it("the application works as roles that own no table and cannot bypass it: its own in a tenant scope or none, the system scope's in that scope", async () => {
+    const role = async () =>
+      (
+        (await database.db.execute(sql`
       select current_user as "user", r.rolsuper as super, r.rolbypassrls as bypass,
              (select count(*)::int from pg_tables t where t.schemaname = 'public' and t.tableowner = current_user) as owned
-      from pg_roles r where r.rolname = current_user`);
-    expect((res as unknown as { rows: unknown[] }).rows[0]).toEqual({ user: APP_ROLE, super: false, bypass: false, owned: 0 });
+      from pg_roles r where r.rolname = current_user`)) as unknown as { rows: unknown[] }
+      ).rows[0];
+    expect(await withScope(tenantScope(tenantIds[0]!), role)).toEqual({ user: APP_ROLE, super: false, bypass: false, owned: 0 });
+    expect(await withScope(NO_SCOPE, role)).toEqual({ user: APP_ROLE, super: false, bypass: false, owned: 0 });
+    expect(await withScope(SYSTEM_SCOPE, role)).toEqual({ user: SYSTEM_ROLE, super: false, bypass: false, owned: 0 });
   });
 
   it('an unfiltered query in a tenant scope sees only that tenant, in every tenant-owned table', async () => {
@@ -191,12 +196,15 @@ describe('row-level security', () => {
     for (const table of TENANT_OWNED) {
       expect(await withScope(NO_SCOPE, () => count(table)), getTableName(table)).toBe(0);
     }
-    const cleared = await database.db.transaction(async (tx) => {
-      await tx.execute(sql`select set_config('catalog.scope', '', true), set_config('catalog.tenant_id', '', true)`);
-      probes++;
-      const res = await tx.execute(sql`select count(*)::int as n from services`);
-      return (res as unknown as { rows: { n: number }[] }).rows[0]!.n;
-    });
+    // The application's role sees by the settings alone (the system scope's role is what sees every row).
+    const cleared = await withScope(tenantScope(tenantIds[0]!), () =>
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql`select set_config('catalog.scope', '', true), set_config('catalog.tenant_id', '', true)`);
+        probes++;
+        const res = await tx.execute(sql`select count(*)::int as n from services`);
+        return (res as unknown as { rows: { n: number }[] }).rows[0]!.n;
+      }),
+    );
     expect(cleared).toBe(0);
     if (process.env.TEST_DATABASE_URL) {
       // On PostgreSQL, a plain connection switched to the application role sees nothing either.
