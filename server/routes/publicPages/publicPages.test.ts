@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quarterOf } from '../../../common/quarters';
 import { services, tenants } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { createAspect, createCategory, createService, createWorld, setAvailability, type World } from '../../test/factories';
+import { createAspect, createCategory, createService, createUser, createWorld, setAvailability, signIn, type World } from '../../test/factories';
 
 let t: TestApp;
 let w: World;
@@ -75,6 +75,35 @@ describe('public service page', () => {
     expect(html).not.toContain('Board only');
     expect(html).not.toContain('Renamed since');
     expect((await visit(`${path}/editions/${internal.id}`)).statusCode).toBe(404);
+  });
+
+  it('lets a reader of another tenant read a published edition as a visitor does, and nothing else of the service', async () => {
+    const { s, first, path } = await published();
+    const internal = await snap(s.id, 'internal', 'Board only');
+    const outsider = await createUser(t.db, w.other.id, { role: 'reader' });
+    const token = await signIn(t.app, outsider.email);
+    const signedIn = { authorization: `Bearer ${token}`, 'x-tenant-slug': w.other.slug };
+    const page = await visit(path, signedIn);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toBe((await visit(path)).body);
+    expect(page.body).not.toContain('Secret vendor deal');
+    expect((await visit(`${path}/editions/${internal.id}`, signedIn)).statusCode).toBe(404);
+    // Through the API, in their own tenant or naming the service's, the service is not there.
+    for (const tenant of [w.other.slug, w.tenant.slug]) {
+      for (const url of [
+        `/api/snapshots/${first!.id}`,
+        `/api/snapshots/${internal.id}`,
+        `/api/snapshots/service/${s.id}`,
+        `/api/services/${s.id}`,
+        `/api/services/${s.id}/full`,
+      ]) {
+        const res = await call(t.app, 'GET', url, { token, tenant });
+        expect([403, 404], `${url} in ${tenant}`).toContain(res.statusCode);
+        expect(res.body, url).not.toContain('Renew online');
+      }
+      const compared = await call(t.app, 'GET', '/api/snapshots/compare', { token, tenant, query: { from: first!.id, to: 'current' } });
+      expect([403, 404]).toContain(compared.statusCode);
+    }
   });
 
   it('answers the same 404 page for every address that shows nothing', async () => {
