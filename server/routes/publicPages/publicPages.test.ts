@@ -26,7 +26,13 @@ async function snap(serviceId: string, visibility: 'internal' | 'public', label:
 
 /** A published service with a public and a private aspect, a first public edition, and its address. */
 async function published(tenant = w.tenant) {
-  const s = await createService(t.db, tenant.id, { name: 'Library Loans', description: 'Borrow books & more', serviceOwner: 'Ada Owner' });
+  const s = await createService(t.db, tenant.id, {
+    name: 'Library Loans',
+    description: 'Borrow books & more',
+    serviceOwner: 'Ada Owner',
+    subscriptionModel: 'Free for members',
+    iconUrl: 'data:image/png;base64,iVBORw0KGgo=',
+  });
   const c = await createCategory(t.db, tenant.id, s.id, 'Lending');
   const pub = await createAspect(t.db, tenant.id, s.id, c.id, { title: 'Renew online', description: '<p>Renew <strong>any</strong> loan</p>', isPublic: true });
   const priv = await createAspect(t.db, tenant.id, s.id, c.id, { title: 'Secret vendor deal', isPublic: false, position: 1 });
@@ -55,6 +61,10 @@ describe('public service page', () => {
     expect(html).toContain('Spring edition');
     expect(html).toContain('First public roadmap');
     expect(html).toContain('Ada Owner');
+    expect(html).toContain('Free for members');
+    expect(html).toContain('<h1><img src="data:image/png;base64,iVBORw0KGgo=" alt=""><span>Library Loans</span></h1>');
+    // The roadmap groups the aspects by category, under a heading row of its own.
+    expect(html).toMatch(/<tr class="category"><th colspan="\d+" scope="colgroup">Lending<\/th><\/tr>\n<tr><th scope="row">[^\n]*Renew online/);
     expect(html).toContain('Renew online');
     expect(html).toContain('Renew <strong>any</strong> loan');
     expect(html).toContain(`<h2 id="now-title">Now: ${q}</h2>`);
