@@ -24,6 +24,15 @@ export interface FrozenCatalog {
   resolved_data: { aspects: FrozenAspect[]; timeline: string[] };
 }
 
+/**
+ * The public aspects of a frozen catalog: what a public snapshot of it would hold. An aspect of old
+ * snapshot data without the flag counts as public, as it always did.
+ */
+export function publicPart(catalog: FrozenCatalog): FrozenCatalog {
+  if (!catalog.resolved_data?.aspects) return catalog;
+  return { ...catalog, resolved_data: { ...catalog.resolved_data, aspects: catalog.resolved_data.aspects.filter((a) => a.is_public !== false) } };
+}
+
 export interface DiffAspect {
   id: string;
   title: string;

@@ -1,6 +1,6 @@
 import type { Browser, Page } from '@playwright/test';
-import { test, expect, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
-import { adminApi, openCatalog, row, seedService, unique, type Api } from './catalogHelpers';
+import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
+import { adminApi, openCatalog, row, rowTitles, seedService, unique, type Api } from './catalogHelpers';
 
 /** Live updates arrive within a second; a little room for a busy machine. */
 const LIVE = { timeout: 1500 };
@@ -145,6 +145,33 @@ test.describe('Live updates', () => {
     await expect(row(page, `Mine ${id}`)).toBeVisible();
   });
 
+  test("Service Details keeps what is typed, offers a colleague's value for it, and takes their value into untouched fields", async ({ page, request }) => {
+    const id = unique();
+    const api = await adminApi(request);
+    const { serviceId } = await seedService(api, `Details ${id}`, [{ title: 'Anything' }]);
+    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+    const opened = streamOpens(page);
+    await page.goto(`/catalog/${serviceId}/settings`);
+    const name = page.getByRole('textbox', { name: 'Name' });
+    const owner = page.getByRole('textbox', { name: 'Service Owner' });
+    await expect(name).toHaveValue(`Details ${id}`);
+    await opened;
+    await name.fill(`My name ${id}`);
+
+    await api.send('PUT', `/services/${serviceId}`, { name: `Their name ${id}`, serviceOwner: `Their team ${id}` });
+    const notice = page.getByRole('status').filter({ hasText: 'Someone else changed this while you were editing.' });
+    await expect(notice.getByTestId('their-version')).toHaveText(`Their name ${id}`, LIVE);
+    await expect(notice).toContainText('Name:');
+    await expect(name).toHaveValue(`My name ${id}`);
+    await expect(owner).toHaveValue(`Their team ${id}`);
+    await expectAccessible(page, 'service details with the changed notice');
+
+    await notice.getByRole('button', { name: 'Use their version' }).click();
+    await expect(name).toHaveValue(`Their name ${id}`);
+    await expect(notice).toBeHidden();
+  });
+
   test("a reader's stream never carries a private aspect's content, and the catalog never shows it", async ({ page, request }) => {
     const id = unique();
     const api = await adminApi(request);
@@ -239,5 +266,38 @@ test.describe('Live updates', () => {
     await api.send('PATCH', `/admin/users/${user.id}/tenants`, { tenantIds: [session.tenant.id] });
     await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible({ timeout: 3000 });
     await expect(page).toHaveURL(/\/$/);
+  });
+});
+
+test.describe('Live updates on the settings and admin pages', () => {
+  test.describe.configure({ timeout: 90_000 });
+
+  test("a colleague's reorder shows on the catalog, an archive on Service Settings, a new user on the Super Admin Panel", async ({ page, request }) => {
+    const id = unique();
+    const api = await adminApi(request);
+    const { serviceId, categoryId, aspectIds } = await seedService(api, `Settings live ${id}`, [{ title: 'First aspect' }, { title: 'Second aspect' }]);
+
+    const opened = streamOpens(page);
+    await openCatalog(page, serviceId);
+    await opened;
+    await expect.poll(() => rowTitles(page)).toEqual(['First aspect', 'Second aspect']);
+    await api.send('PATCH', '/aspects/reorder', { categoryId, aspectIds: [aspectIds[1], aspectIds[0]] });
+    await expect.poll(() => rowTitles(page), LIVE).toEqual(['Second aspect', 'First aspect']);
+
+    const settingsOpened = streamOpens(page);
+    await page.goto(`/catalog/${serviceId}/settings`);
+    await expect(page.getByRole('button', { name: 'Archive Service' })).toBeVisible();
+    await settingsOpened;
+    await api.send('PATCH', `/services/${serviceId}/archive`);
+    await expect(page.getByText('ARCHIVED', { exact: true })).toBeVisible(LIVE);
+    await expect(page.getByRole('button', { name: 'Unarchive Service' })).toBeVisible(LIVE);
+
+    const adminOpened = streamOpens(page);
+    await page.goto('/super-admin');
+    await page.getByRole('textbox', { name: 'Search users' }).fill(id);
+    await expect(page.getByText(`Live Reader ${id}`)).toHaveCount(0);
+    await adminOpened;
+    await newReader(api, id);
+    await expect(page.getByText(`live-reader-${id}@example.com`)).toBeVisible(LIVE);
   });
 });

@@ -173,6 +173,51 @@ test.describe('publishing', () => {
     await expectAccessible(page, 'snapshot comparison');
   });
 
+  test('an editor compares two snapshots: added, removed, renamed and moved aspects and changed cells, with counts', async ({ page, request }) => {
+    test.setTimeout(60_000);
+    const { api, service, aspect, quarter } = await seedService(request, `Pair ${uid()}`);
+    const { aspect: goner } = await api.send('POST', '/aspects', {
+      serviceId: service.id,
+      categoryId: aspect.category_id,
+      title: 'Fax renewals',
+      isPublic: true,
+    });
+    await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Autumn', visibility: 'internal', note: '' });
+    const { category: extras } = await api.send('POST', '/categories', { serviceId: service.id, name: 'Extras' });
+    await api.send('PUT', `/aspects/${aspect.id}`, { title: 'Renew anywhere', description: '', categoryId: extras.id });
+    await api.send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: quarter, value: 'Available' });
+    await api.send('DELETE', `/aspects/${goner.id}`);
+    await api.send('POST', '/aspects', { serviceId: service.id, categoryId: extras.id, title: 'Self check-out', isPublic: true });
+    await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Winter', visibility: 'public', note: '' });
+
+    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await expect(page).toHaveURL('/');
+    await page.goto(`/catalog/${service.id}/settings`);
+    const group = page.getByRole('group', { name: 'Compare snapshots' });
+    await group.getByRole('combobox', { name: 'Compare' }).click();
+    await page.getByRole('option', { name: /^Autumn \(internal/ }).click();
+    await group.getByRole('combobox', { name: 'With' }).click();
+    await page.getByRole('option', { name: /^Winter \(public/ }).click();
+    await group.getByRole('button', { name: 'Compare' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Compare snapshots' });
+    await expect(dialog.getByRole('status')).toHaveText('1 aspect added, 1 aspect removed, 1 aspect renamed, 1 aspect moved, 1 availability changed');
+    for (const count of ['1 added', '1 removed', '1 renamed', '1 moved', '1 cells changed', '0 descriptions changed'])
+      await expect(dialog.getByText(count, { exact: true })).toBeVisible();
+    await expect(dialog.getByRole('table', { name: 'Added aspects' }).getByRole('row', { name: 'Self check-out Extras' })).toBeVisible();
+    await expect(dialog.getByRole('table', { name: 'Removed aspects' }).getByRole('row', { name: 'Fax renewals Lending' })).toBeVisible();
+    await expect(dialog.getByRole('table', { name: 'Renamed aspects' }).getByRole('row', { name: 'Renew online Renew anywhere' })).toBeVisible();
+    await expect(dialog.getByRole('table', { name: 'Moved aspects' }).getByRole('row', { name: 'Renew anywhere Lending Extras' })).toBeVisible();
+    const cells = dialog.getByRole('table', { name: 'Changed cells' });
+    await expect(cells.getByRole('columnheader', { name: 'Before' })).toBeVisible();
+    await expect(cells.getByRole('columnheader', { name: 'After' })).toBeVisible();
+    await expect(cells.getByRole('row', { name: `Renew anywhere ${quarter} Beta Available` })).toBeVisible();
+    // Two snapshots are not the live catalog: nothing is labelled as planned or recorded.
+    await expect(dialog.getByText('What was planned')).toHaveCount(0);
+    // The private aspect did not change: it is not listed.
+    await expect(dialog.getByText('Secret vendor deal')).toHaveCount(0);
+    await expectAccessible(page, 'comparison of two snapshots');
+  });
+
   test('a tenant admin lists the origins allowed to embed the public pages', async ({ page, request }) => {
     test.setTimeout(60_000);
     const u = uid();

@@ -157,3 +157,44 @@ describe('live updates', () => {
     await colleague.next((e) => e.event === 'access' && e.data.record === 'user');
   });
 });
+
+describe('live updates when access ends and when the server stops', () => {
+  let t: TestApp;
+  let w: CatalogWorld;
+  let base: string;
+  beforeAll(async () => {
+    t = await buildTestApp({ LOGIN_THROTTLE: 'false' });
+    w = await createCatalogWorld(t);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  }, 60_000);
+  // The last test stops the server itself; when it did not get that far, it is stopped here.
+  let stopping: Promise<void> | undefined;
+  afterAll(() => stopping ?? t.close());
+
+  it("ends the streams of an archived tenant's members, and no one else's", async () => {
+    const member = await openEvents(base, w.tokens.reader);
+    const abroad = await openEvents(base, w.tokens.otherAdmin);
+    try {
+      expect((await call(t.app, 'PATCH', `/api/tenants/${w.tenant.id}/archive`, { token: w.tokens.superAdmin })).statusCode).toBe(200);
+      await member.next((e) => e.event === 'ended');
+      await member.ended;
+      await new Promise((r) => setTimeout(r, 200));
+      expect(abroad.events.some((e) => e.event === 'ended')).toBe(false);
+    } finally {
+      member.close();
+      abroad.close();
+    }
+  });
+
+  it('ends every open stream when the server stops, so that browsers reconnect elsewhere, and stops at once', async () => {
+    const stream = await openEvents(base, w.tokens.otherAdmin);
+    expect(stream.status).toBe(200);
+    const start = performance.now();
+    // A stream left open would hold the server's close until the connection went away.
+    stopping = t.close();
+    await Promise.race([stopping, new Promise((_, fail) => setTimeout(() => fail(new Error('the server did not stop within 5 s')), 5000))]);
+    await stream.ended;
+    expect(performance.now() - start).toBeLessThan(5000);
+  });
+});

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quarterOf } from '../../../common/quarters';
 import { services, tenants } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { createAspect, createCategory, createService, createWorld, setAvailability, type World } from '../../test/factories';
+import { createAspect, createCategory, createService, createUser, createWorld, setAvailability, signIn, type World } from '../../test/factories';
 
 let t: TestApp;
 let w: World;
@@ -26,7 +26,13 @@ async function snap(serviceId: string, visibility: 'internal' | 'public', label:
 
 /** A published service with a public and a private aspect, a first public edition, and its address. */
 async function published(tenant = w.tenant) {
-  const s = await createService(t.db, tenant.id, { name: 'Library Loans', description: 'Borrow books & more', serviceOwner: 'Ada Owner' });
+  const s = await createService(t.db, tenant.id, {
+    name: 'Library Loans',
+    description: 'Borrow books & more',
+    serviceOwner: 'Ada Owner',
+    subscriptionModel: 'Free for members',
+    iconUrl: 'data:image/png;base64,iVBORw0KGgo=',
+  });
   const c = await createCategory(t.db, tenant.id, s.id, 'Lending');
   const pub = await createAspect(t.db, tenant.id, s.id, c.id, { title: 'Renew online', description: '<p>Renew <strong>any</strong> loan</p>', isPublic: true });
   const priv = await createAspect(t.db, tenant.id, s.id, c.id, { title: 'Secret vendor deal', isPublic: false, position: 1 });
@@ -55,6 +61,10 @@ describe('public service page', () => {
     expect(html).toContain('Spring edition');
     expect(html).toContain('First public roadmap');
     expect(html).toContain('Ada Owner');
+    expect(html).toContain('Free for members');
+    expect(html).toContain('<h1><img src="data:image/png;base64,iVBORw0KGgo=" alt=""><span>Library Loans</span></h1>');
+    // The roadmap groups the aspects by category, under a heading row of its own.
+    expect(html).toMatch(/<tr class="category"><th colspan="\d+" scope="colgroup">Lending<\/th><\/tr>\n<tr><th scope="row">[^\n]*Renew online/);
     expect(html).toContain('Renew online');
     expect(html).toContain('Renew <strong>any</strong> loan');
     expect(html).toContain(`<h2 id="now-title">Now: ${q}</h2>`);
@@ -75,6 +85,35 @@ describe('public service page', () => {
     expect(html).not.toContain('Board only');
     expect(html).not.toContain('Renamed since');
     expect((await visit(`${path}/editions/${internal.id}`)).statusCode).toBe(404);
+  });
+
+  it('lets a reader of another tenant read a published edition as a visitor does, and nothing else of the service', async () => {
+    const { s, first, path } = await published();
+    const internal = await snap(s.id, 'internal', 'Board only');
+    const outsider = await createUser(t.db, w.other.id, { role: 'reader' });
+    const token = await signIn(t.app, outsider.email);
+    const signedIn = { authorization: `Bearer ${token}`, 'x-tenant-slug': w.other.slug };
+    const page = await visit(path, signedIn);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toBe((await visit(path)).body);
+    expect(page.body).not.toContain('Secret vendor deal');
+    expect((await visit(`${path}/editions/${internal.id}`, signedIn)).statusCode).toBe(404);
+    // Through the API, in their own tenant or naming the service's, the service is not there.
+    for (const tenant of [w.other.slug, w.tenant.slug]) {
+      for (const url of [
+        `/api/snapshots/${first!.id}`,
+        `/api/snapshots/${internal.id}`,
+        `/api/snapshots/service/${s.id}`,
+        `/api/services/${s.id}`,
+        `/api/services/${s.id}/full`,
+      ]) {
+        const res = await call(t.app, 'GET', url, { token, tenant });
+        expect([403, 404], `${url} in ${tenant}`).toContain(res.statusCode);
+        expect(res.body, url).not.toContain('Renew online');
+      }
+      const compared = await call(t.app, 'GET', '/api/snapshots/compare', { token, tenant, query: { from: first!.id, to: 'current' } });
+      expect([403, 404]).toContain(compared.statusCode);
+    }
   });
 
   it('answers the same 404 page for every address that shows nothing', async () => {

@@ -102,6 +102,21 @@ describe('GET /api/snapshots/compare', () => {
     expect((await compare(w.tokens.editor, internal.id, 'current')).json().diff.counts.cells).toBe(1);
   });
 
+  it('compares an internal snapshot with a public one on their public aspects: a private aspect is not reported as removed', async () => {
+    const c = await catalog();
+    const internal = await snap(c.s.id, 'internal', 'Internal');
+    await t.db.update(availabilities).set({ value: 'Soon' }).where(eq(availabilities.aspectId, c.slipped.id));
+    const pub = await snap(c.s.id, 'public', 'Public');
+    for (const [from, to] of [
+      [internal.id, pub.id],
+      [pub.id, internal.id],
+    ] as const) {
+      const body = (await compare(w.tokens.editor, from, to)).json();
+      expect(body.diff.counts).toMatchObject({ added: 0, removed: 0, cells: 1, total: 1 });
+      expect(JSON.stringify(body)).not.toMatch(/Secret plan|Hush/);
+    }
+  });
+
   it('lets a reader assigned editor on the service compare its internal snapshots', async () => {
     const c = await catalog();
     const internal = await snap(c.s.id, 'internal', 'Internal');

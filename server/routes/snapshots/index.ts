@@ -4,7 +4,7 @@ import { createSnapshotSchema, settingsIdSchema, snapshotListSchema } from '../.
 import { documented } from '../../openapi';
 import { freezeCatalog, takeSnapshot } from '../../commands/takeSnapshot';
 import { findSnapshot, listSnapshots, type SnapshotRow } from '../../db/queries/settings';
-import { compareCatalogs, summarizeDiff, type FrozenCatalog } from '../../../common/catalogDiff';
+import { compareCatalogs, publicPart, summarizeDiff, type FrozenCatalog } from '../../../common/catalogDiff';
 import { compareQuerySchema, snapshotAnswerSchema, snapshotComparisonSchema } from '../../../common/schemas/publishing';
 import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
@@ -83,7 +83,11 @@ export default async function snapshotRoutes(app: FastifyInstance) {
         if (!row || row.serviceId !== from.serviceId || !visible(row)) throw notFound();
         to = { summary: presentSnapshotSummary(row), data: row.data as FrozenCatalog };
       }
-      const diff = compareCatalogs(from.data as FrozenCatalog, to.data);
+      // Like with like: a public side holds no private aspect, so none is read on the other side
+      // either (it would show as removed or added when it only is private).
+      const onlyPublic = from.visibility === 'public' || to.summary.visibility === 'public';
+      const side = (data: FrozenCatalog) => (onlyPublic ? publicPart(data) : data);
+      const diff = compareCatalogs(side(from.data as FrozenCatalog), side(to.data));
       // Against the live catalog, quarters already begun compare a plan with what is recorded.
       const planned = query.to === 'current' && diff.started_quarters.length > 0;
       return {

@@ -8,7 +8,7 @@ import { createAspectSchema, updateAspectSchema } from '../../../common/schemas/
 import { useSchemaForm } from '../../lib/schemaForm';
 import { DONE, notifySuccess } from '../../lib/notify';
 import { useCreateAspect, useDeleteAspect, useUpdateAspect, type Aspect, type Category } from '../../api/catalog';
-import { ChangedNotice } from './ChangedNotice';
+import { ChangedNotice } from '../../components/ChangedNotice';
 import { CatalogForm, EditActions, useDeleteStep } from './CatalogForm';
 import { useModalAction } from './useModalAction';
 

@@ -8,7 +8,7 @@ import { useSchemaForm } from '../../lib/schemaForm';
 import { DONE, notifySuccess } from '../../lib/notify';
 import { messageOf } from '../../api/client';
 import { conflictingValue, useSetAvailability, type Aspect, type QuickTemplate } from '../../api/catalog';
-import { ChangedNotice } from './ChangedNotice';
+import { ChangedNotice } from '../../components/ChangedNotice';
 import { ErrorBox } from './ErrorBox';
 import { HistoryList } from '../../components/grid/CellHistory';
 
