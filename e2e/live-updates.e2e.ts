@@ -235,7 +235,8 @@ test.describe('Live updates', () => {
     const token = await page.evaluate(() => localStorage.getItem('token'));
     const res = await request.post('/api/auth/logout', { headers: { authorization: `Bearer ${token}` } });
     expect(res.status()).toBe(204);
-    await expect(page).toHaveURL(/\/login$/, { timeout: 3000 });
+    // Without a click: the stream tells the page (a loaded machine may take a few seconds).
+    await expect(page).toHaveURL(/\/login$/, { timeout: 6000 });
     await expect(page.getByRole('button', { name: 'Log In' })).toBeVisible();
     expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();
   });
@@ -264,7 +265,7 @@ test.describe('Live updates', () => {
     await opened;
 
     await api.send('PATCH', `/admin/users/${user.id}/tenants`, { tenantIds: [session.tenant.id] });
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible({ timeout: 3000 });
+    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible({ timeout: 6000 });
     await expect(page).toHaveURL(/\/$/);
   });
 });
