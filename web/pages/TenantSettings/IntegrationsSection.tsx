@@ -24,7 +24,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ModalForm } from '../../components/ModalForm';
 import { ApiTokenCells, apiTokenHeadings, when } from '../../components/ApiTokenCells';
 import { RevokeApiTokenDialog } from '../../components/RevokeApiTokenDialog';
-import { notifySuccess } from '../../lib/notify';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { ROLE_OPTIONS } from '../../lib/roles';
 import { useFreshOnOpen, useSchemaForm } from '../../lib/schemaForm';
 import { useSubmit } from '../../lib/useSubmit';
@@ -312,7 +312,12 @@ function WebhooksPanel() {
                         Delivery log
                       </Button>
                       {h.enabled ? null : (
-                        <Button size="xs" variant="default" onClick={() => update.mutate({ id: h.id, enabled: true })} aria-label={`Enable ${h.url}`}>
+                        <Button
+                          size="xs"
+                          variant="default"
+                          onClick={() => update.mutate({ id: h.id, enabled: true }, { onSuccess: () => notifySuccess(DONE.webhookEnabled) })}
+                          aria-label={`Enable ${h.url}`}
+                        >
                           Enable
                         </Button>
                       )}
