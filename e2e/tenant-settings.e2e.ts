@@ -54,6 +54,7 @@ test.describe('Tenant settings', () => {
     await expectAccessible(page, 'delete user confirmation');
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await expect(local).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: 'User deleted.' })).toBeVisible();
 
     await usersSection
       .getByRole('row', { name: new RegExp(email) })
