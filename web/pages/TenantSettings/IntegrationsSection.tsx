@@ -1,7 +1,14 @@
 import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { useState } from 'react';
 import { z } from 'zod';
-import { createApiTokenSchema, INTEGRATION_MESSAGES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS, createWebhookSchema } from '../../../common/schemas/integrations';
+import {
+  createApiTokenSchema,
+  INTEGRATION_MESSAGES,
+  WEBHOOK_EVENT_LABELS,
+  WEBHOOK_EVENTS,
+  createWebhookSchema,
+  type WebhookEvent,
+} from '../../../common/schemas/integrations';
 import type { Role } from '../../../common/roles';
 import { messageOf } from '../../api/client';
 import {
@@ -146,7 +153,7 @@ function ApiTokensPanel() {
 
 interface WebhookValues {
   url: string;
-  events: string[];
+  events: WebhookEvent[];
   role: Role;
   [key: string]: unknown;
 }
