@@ -128,6 +128,7 @@ test.describe('Dashboard', () => {
     await expectAccessible(page, 'archive confirmation');
     await confirm.getByRole('button', { name: 'Archive' }).click();
     await expect(card(page, name)).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: 'Service archived.' })).toBeVisible();
 
     await page.getByLabel('Show Archived').check();
     await expect(card(page, name).getByText('ARCHIVED')).toBeVisible();
@@ -135,6 +136,7 @@ test.describe('Dashboard', () => {
     await page.getByRole('button', { name: `Actions for ${name}` }).click();
     await page.getByRole('menuitem', { name: 'Unarchive' }).click();
     await expect(card(page, name).getByText('ARCHIVED')).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: 'Service unarchived.' })).toBeVisible();
     await page.getByLabel('Show Archived').uncheck();
     await expect(card(page, name)).toBeVisible();
   });
@@ -160,6 +162,7 @@ test.describe('Dashboard', () => {
     await dialog.getByRole('button', { name: 'Delete Permanently' }).click();
     await expect(dialog).toBeHidden();
     await expect(card(page, name)).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: 'Service deleted.' })).toBeVisible();
   });
 
   test('a failed action shows a closable error notification with the fallback message', async ({ page, request }) => {

@@ -101,6 +101,14 @@ test.describe('The roadmap scrolls sideways', () => {
         const first = await quarterView(page);
         // None of these screens shows every quarter with its description at once.
         expect(first.hidden, context).toBeGreaterThan(0);
+        // The description wraps rather than crowd out the quarters: no wider than two of them, and
+        // a laptop shows at least five quarters beside it.
+        const widths = await panel.evaluate((el) => ({
+          description: el.querySelector('thead .roadmap-description-col')!.getBoundingClientRect().width,
+          quarter: el.querySelector('thead .roadmap-bucket-col')!.getBoundingClientRect().width,
+        }));
+        expect(widths.description, `${context}: the description column's width`).toBeLessThanOrEqual(2 * widths.quarter + 1);
+        if (screen.width >= 1280) expect(first.inView.length, `${context}: quarters in view`).toBeGreaterThanOrEqual(5);
         await expectCueMatches(page, context);
         await expect(page.getByTestId('quarters-more-cue')).toBeVisible();
         const previous = page.getByRole('button', { name: 'Previous quarter' });

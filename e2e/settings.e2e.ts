@@ -182,6 +182,7 @@ test.describe('service settings', () => {
 
     await table.getByRole('button', { name: `Remove ${email}` }).click();
     await expect(table.getByRole('row', { name: new RegExp(email) })).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: 'Removed from this service.' })).toBeVisible();
     await expectAccessible(page, 'user assignments with rows');
   });
 
@@ -268,6 +269,7 @@ test.describe('service settings', () => {
     await openSettings(page, service.id);
     await page.getByRole('button', { name: 'Archive Service' }).click();
     await expect(page).toHaveURL('/');
+    await expect(page.getByRole('status').filter({ hasText: 'Service archived.' })).toBeVisible();
     expect(alerts.some((a) => a.startsWith('Archive '))).toBe(true);
     await page.goto(`/catalog/${service.id}/settings`);
     await expect(page.getByText('ARCHIVED', { exact: true })).toBeVisible();

@@ -114,6 +114,7 @@ test.describe('Super admin panel', () => {
     await expectAccessible(page, 'archive confirmation');
     await confirm.getByRole('button', { name: 'Archive' }).click();
     await expect(row).toBeHidden();
+    await expect(page.getByRole('status').filter({ hasText: 'Tenant archived.' })).toBeVisible();
 
     await page.getByLabel('Show Archived Tenants').check();
     await expect(row).toContainText('ARCHIVED');
@@ -128,6 +129,7 @@ test.describe('Super admin panel', () => {
     await dialog.getByRole('button', { name: 'Delete Permanently' }).click();
     await expect(dialog).toBeHidden();
     await expect(row).toHaveCount(0);
+    await expect(page.getByRole('status').filter({ hasText: 'Tenant deleted.' })).toBeVisible();
     const { tenants } = await admin.send('GET', '/tenants?includeArchived=true');
     expect(tenants.map((t: { name: string }) => t.name)).not.toContain(name);
   });

@@ -53,6 +53,8 @@ test.describe('Tenant settings', () => {
     const confirm = page.getByRole('dialog', { name: 'Delete User' });
     await expectAccessible(page, 'delete user confirmation');
     await confirm.getByRole('button', { name: 'Delete' }).click();
+    // A user added here is invited until they accept: deleting them withdraws the invitation.
+    await expect(page.getByRole('status').filter({ hasText: 'Invitation withdrawn.' })).toBeVisible();
     await expect(local).toHaveCount(0);
 
     await usersSection

@@ -11,6 +11,11 @@ export function parsePathId(value: unknown): string {
   return parsed.data;
 }
 
+/** The `:id` of a route's path (`req.params`), checked as `parsePathId` does. */
+export function parseIdParam(params: unknown): string {
+  return parsePathId((params as { id?: unknown } | null)?.id);
+}
+
 /** Archived services are read-only (CONTRACT section 4). */
 export function assertWritable(service: ServiceRow): void {
   if (service.archived) throw conflict(M.serviceArchivedConflict);

@@ -27,7 +27,7 @@ export interface Feed {
 }
 
 // Characters XML 1.0 does not allow, whatever a catalog text holds.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the control characters are what is removed
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 const x = (value: string) => esc(value.replace(NOT_XML, ''));
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../common/messages';
-import { SETTINGS_MESSAGES, settingsIdSchema } from '../../common/schemas/settings';
+import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
 import { documented } from '../openapi';
-import { assertWritable, changeServiceContent } from '../commands/serviceWrites';
+import { assertWritable, changeServiceContent, parseIdParam } from '../commands/serviceWrites';
 import type { Executor } from '../db/client';
 import { invalid, notFound } from '../errors';
 import { scope, serviceOf } from '../plugins/context';
@@ -43,14 +43,6 @@ export interface TagList<Row extends { id: string; serviceId: string }, Text ext
   view: z.ZodType;
 }
 
-const idParams = z.object({ id: settingsIdSchema });
-
-function parseId(params: unknown): string {
-  const r = idParams.safeParse(params);
-  if (!r.success) throw notFound();
-  return r.data.id;
-}
-
 /** The routes of one ordered list of a service: editors and up, never on an archived service. */
 export function tagListRoutes<Row extends { id: string; serviceId: string }, Text extends string, Ids extends string>(list: TagList<Row, Text, Ids>) {
   const { path, queries: q, present, singular, plural, noun } = list;
@@ -74,7 +66,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
     }
 
     app.get(`${path}/service/:id`, doc(`A service's ${noun}s in display order`, 'service.settings', { 200: all }), async (req) => {
-      const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.settings');
+      const { service, tenantId } = await serviceOf(req, parseIdParam(req.params), 'service.settings');
       const rows = await q.list(db(), tenantId, service.id);
       return { [plural]: rows.map(present) };
     });
@@ -88,7 +80,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
     });
 
     app.put(`${path}/:id`, doc(`Change ${aNoun}'s text`, 'service.settings', { 200: one }, { body: list.update, errors: archived }), async (req) => {
-      const id = parseId(req.params);
+      const id = parseIdParam(req.params);
       const input = parse(list.update, req.body);
       const { row: current, tenantId } = await loadRow(req, id);
       const row = await changeServiceContent(db(), tenantId, current.serviceId, (tx) => q.update(tx, tenantId, current.id, input[list.text]));
@@ -96,7 +88,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
     });
 
     app.delete(`${path}/:id`, doc(`Delete ${aNoun}`, 'service.settings', { 204: null }, { errors: archived }), async (req, reply) => {
-      const { row, tenantId } = await loadRow(req, parseId(req.params));
+      const { row, tenantId } = await loadRow(req, parseIdParam(req.params));
       await changeServiceContent(db(), tenantId, row.serviceId, (tx) => q.remove(tx, tenantId, row.id));
       return reply.status(204).send();
     });

@@ -4,6 +4,7 @@ import { M } from '../../common/messages';
 import { request } from './client';
 import { useAdminMutation, type Tenant } from './tenants';
 import type { SessionUser } from './storage';
+import type { MembershipsInput } from '../../common/schemas/users';
 
 export type AdminUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating'>;
 
@@ -114,7 +115,7 @@ export const useCreateAdminUser = () =>
 export const useDeleteAdminUser = () => useAdminMutation((id: string) => request(`/admin/users/${id}`, { method: 'DELETE', fallback: M.failedDeleteUser }));
 
 export const useUpdateMemberships = () =>
-  useAdminMutation((input: { id: string; tenantIds: string[] }) =>
+  useAdminMutation((input: { id: string } & MembershipsInput) =>
     request<{ user: AdminUser }>(`/admin/users/${input.id}/tenants`, {
       method: 'PATCH',
       body: { tenantIds: input.tenantIds },

@@ -1,6 +1,7 @@
 import type { ServicePermissions } from '../../common/permissions';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
+import type { CreateAspectInput, CreateCategoryInput, ReorderAspectsInput, SetAvailabilityInput, UpdateAspectInput } from '../../common/schemas/catalog';
 import { ApiError, request } from './client';
 import { serviceKeys, type Service } from './services';
 
@@ -57,7 +58,7 @@ function useCatalogMutation<TVars, TResult>(mutationFn: (vars: TVars) => Promise
 }
 
 export function useCreateCategory(serviceId: string) {
-  return useCatalogMutation((vars: { name: string; position: number }) =>
+  return useCatalogMutation((vars: Omit<CreateCategoryInput, 'serviceId'>) =>
     request<{ category: Category }>('/categories', { method: 'POST', body: { serviceId, ...vars }, fallback: M.failedCreateCategory }),
   );
 }
@@ -72,12 +73,8 @@ export function useDeleteCategory() {
   return useCatalogMutation((id: string) => request<void>(`/categories/${id}`, { method: 'DELETE', fallback: M.failedDeleteCategory }));
 }
 
-export interface AspectBody {
-  categoryId: string;
-  title: string;
-  description: string;
-  isPublic: boolean;
-}
+/** A new aspect as the request's schema reads it, the service aside. */
+export type AspectBody = Omit<CreateAspectInput, 'serviceId'>;
 
 export function useCreateAspect(serviceId: string) {
   return useCatalogMutation((vars: AspectBody) =>
@@ -86,7 +83,7 @@ export function useCreateAspect(serviceId: string) {
 }
 
 export function useUpdateAspect() {
-  return useCatalogMutation((vars: { id: string; title: string; description: string; isPublic: boolean; version?: number; categoryId?: string }) => {
+  return useCatalogMutation((vars: { id: string } & UpdateAspectInput) => {
     const { id, ...body } = vars;
     return request<{ aspect: Aspect }>(`/aspects/${id}`, { method: 'PUT', body, fallback: M.failedUpdateAspect });
   });
@@ -104,8 +101,7 @@ export function useReorderAspects(serviceId: string) {
   const client = useQueryClient();
   const key = serviceKeys.full(serviceId);
   return useMutation({
-    mutationFn: (vars: { categoryId: string; aspectIds: string[] }) =>
-      request<unknown>('/aspects/reorder', { method: 'PATCH', body: vars, fallback: M.failedReorderAspects }),
+    mutationFn: (vars: ReorderAspectsInput) => request<unknown>('/aspects/reorder', { method: 'PATCH', body: vars, fallback: M.failedReorderAspects }),
     onMutate: async (vars) => {
       await client.cancelQueries({ queryKey: key });
       const previous = client.getQueryData<FullService>(key);
@@ -123,13 +119,8 @@ export function useReorderAspects(serviceId: string) {
   });
 }
 
-export interface AvailabilityBody {
-  aspectId: string;
-  timeBucket: string;
-  value: string;
-  /** The value the edit started from ('' for none); the server answers 409 when it changed meanwhile. */
-  expectedValue?: string | null;
-}
+/** One cell's write; its `expectedValue` is the value the edit started from ('' for none), and the server answers 409 when it changed meanwhile. */
+export type AvailabilityBody = SetAvailabilityInput;
 
 export function useSetAvailability() {
   return useCatalogMutation((vars: AvailabilityBody) =>

@@ -1,7 +1,15 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { INTEGRATION_MESSAGES, type AdminApiTokenView, type ApiTokenView, type WebhookDeliveryView, type WebhookView } from '../../common/schemas/integrations';
+import {
+  INTEGRATION_MESSAGES,
+  type AdminApiTokenView,
+  type ApiTokenView,
+  type CreateApiTokenInput,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+  type WebhookDeliveryView,
+  type WebhookView,
+} from '../../common/schemas/integrations';
 import type { ApiTokenPage } from '../../common/schemas/paging';
-import type { Role } from '../../common/roles';
 import { request } from './client';
 
 const tokenKey = ['api-tokens'] as const;
@@ -24,7 +32,7 @@ export function useApiTokens() {
 export function useCreateApiToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; role: Role; serviceIds: string[] | null; expiresAt: string | null }) =>
+    mutationFn: (input: CreateApiTokenInput) =>
       request<{ token: ApiToken; secret: string }>('/api-tokens', { method: 'POST', body: input, fallback: 'Failed to create the API token' }),
     onSuccess: () => client.invalidateQueries({ queryKey: tokenKey }),
   });
@@ -72,7 +80,7 @@ export function useWebhooks() {
 export function useCreateWebhook() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { url: string; events: string[]; role: Role }) =>
+    mutationFn: (input: CreateWebhookInput) =>
       request<{ webhook: WebhookEndpoint; secret: string }>('/webhooks', { method: 'POST', body: input, fallback: 'Failed to create the webhook' }),
     onSuccess: () => client.invalidateQueries({ queryKey: webhookKey }),
   });
@@ -81,7 +89,7 @@ export function useCreateWebhook() {
 export function useUpdateWebhook() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, ...changes }: { id: string; enabled?: boolean }) =>
+    mutationFn: ({ id, ...changes }: { id: string } & UpdateWebhookInput) =>
       request<{ webhook: WebhookEndpoint }>(`/webhooks/${id}`, { method: 'PUT', body: changes, fallback: 'Failed to change the webhook' }),
     onSuccess: () => client.invalidateQueries({ queryKey: webhookKey }),
   });

@@ -6,6 +6,7 @@ import type { Aspect, Category } from './catalog';
 import { ApiError, authHeaders, errorText, request } from './client';
 import { serviceKeys, type Service } from './services';
 import { storage } from './storage';
+import type { CreateSnapshotInput } from '../../common/schemas/settings';
 
 export interface ActorRole {
   id: string;
@@ -159,7 +160,7 @@ export function useSnapshot(snapshotId: string | null) {
   });
 }
 export function useCreateSnapshot(serviceId: string) {
-  return useSettingsMutation((body: { label: string; visibility: SnapshotVisibility; note: string }) =>
+  return useSettingsMutation((body: Omit<CreateSnapshotInput, 'serviceId'>) =>
     request<{ snapshot: Snapshot }>('/snapshots', { method: 'POST', body: { serviceId, ...body }, fallback: M.failedCreateSnapshot }),
   );
 }

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { M } from '../../common/messages';
 import { request } from './client';
 import type { SessionTenant } from './storage';
+import type { CreateTenantInput } from '../../common/schemas/tenants';
 
 export interface Tenant extends Required<Pick<SessionTenant, 'id' | 'name' | 'slug'>> {
   archived: boolean;
@@ -16,9 +17,7 @@ function useAdminMutation<TVars>(fn: (vars: TVars) => Promise<unknown>) {
 }
 
 export const useCreateTenant = () =>
-  useAdminMutation((input: { name: string; slug: string }) =>
-    request<{ tenant: Tenant }>('/tenants', { method: 'POST', body: input, fallback: M.failedCreateTenant }),
-  );
+  useAdminMutation((input: CreateTenantInput) => request<{ tenant: Tenant }>('/tenants', { method: 'POST', body: input, fallback: M.failedCreateTenant }));
 
 export const useUpdateTenant = () =>
   useAdminMutation((input: { id: string; name: string }) =>

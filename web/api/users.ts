@@ -3,6 +3,7 @@ import type { UserPage } from '../../common/schemas/paging';
 import { M } from '../../common/messages';
 import { request } from './client';
 import type { AdminUser } from './admin';
+import type { CreateTenantUserInput } from '../../common/schemas/users';
 
 const key = ['tenant-users'] as const;
 
@@ -50,8 +51,7 @@ export function useTenantUserOptions(search: string, enabled: boolean, limit = 2
 export function useCreateTenantUser() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: { email: string; name: string; role: AdminUser['role']; password?: string }) =>
-      request<{ user: AdminUser }>('/users', { method: 'POST', body: input, fallback: M.failedCreateUser }),
+    mutationFn: (input: CreateTenantUserInput) => request<{ user: AdminUser }>('/users', { method: 'POST', body: input, fallback: M.failedCreateUser }),
     onSuccess: () => client.invalidateQueries({ queryKey: key }),
   });
 }

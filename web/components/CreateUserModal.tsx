@@ -1,12 +1,12 @@
 import { Checkbox, NativeSelect, PasswordInput, Switch, TextInput } from '@mantine/core';
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useMemo, type ReactNode } from 'react';
 import { z } from 'zod';
 import { M } from '../../common/messages';
 import type { Role } from '../../common/roles';
 import { passwordField } from '../../common/schemas/fields';
 import { notifySuccess } from '../lib/notify';
 import { ROLE_OPTIONS } from '../lib/roles';
-import { useSchemaForm } from '../lib/schemaForm';
+import { useFreshOnOpen, useSchemaForm } from '../lib/schemaForm';
 import { useSubmit } from '../lib/useSubmit';
 import { CatalogModal } from './CatalogModal';
 import { ModalForm } from './ModalForm';
@@ -75,15 +75,7 @@ export function CreateUserModal({ title, opened, onClose, schema, onCreate, init
   const initial: Values = { email: '', name: '', role: initialRole, tenantId: '', withPassword: false, password: '', assign: true };
   const form = useSchemaForm<Values>(formSchema, initial);
   const { busy, error, setError, run } = useSubmit(M.failedCreateUser);
-  const formRef = useRef(form);
-  formRef.current = form;
-
-  // Every opening starts afresh: nothing typed, and no error left from an earlier try.
-  useEffect(() => {
-    if (!opened) return;
-    formRef.current.reset();
-    setError(null);
-  }, [opened, setError]);
+  useFreshOnOpen(opened, form, setError);
 
   const submit = form.onSubmit(async (values) => {
     const user: NewUser = {

@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { schemaResolver, useForm, type UseFormInput, type UseFormReturnType } from '@mantine/form';
 
 type Values = Record<string, unknown>;
@@ -41,4 +41,20 @@ export function useSchemaForm<V extends Values>(
   });
   ref.current = form;
   return form;
+}
+
+/**
+ * Every opening of a modal's form starts afresh: nothing typed and no error left from an earlier
+ * try. The modal opens when `opened` becomes true, or becomes the thing it edits; `onOpen` sets
+ * what else an opening starts from (the values editing starts from, before the form is reset).
+ */
+export function useFreshOnOpen(opened: unknown, form: { reset: () => void }, setError: (error: null) => void, onOpen?: () => void) {
+  const ref = useRef({ form, onOpen });
+  ref.current = { form, onOpen };
+  useEffect(() => {
+    if (!opened) return;
+    ref.current.onOpen?.();
+    ref.current.form.reset();
+    setError(null);
+  }, [opened, setError]);
 }

@@ -1,21 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { csvQuerySchema, settingsIdSchema } from '../../../common/schemas/settings';
+import { csvQuerySchema } from '../../../common/schemas/settings';
 import { exportServiceCsv, exportServiceFile } from '../../commands/exportService';
-import { notFound } from '../../errors';
 import { parse } from '../../validation';
 import { serviceOf } from '../../plugins/context';
 import { documented } from '../../openapi';
+import { parseIdParam } from '../../commands/serviceWrites';
 
 const doc = documented('Export');
-
-const idParams = z.object({ id: settingsIdSchema });
-
-function parseId(input: unknown): string {
-  const r = idParams.safeParse(input);
-  if (!r.success) throw notFound();
-  return r.data.id;
-}
 
 /** CSV of the roadmap and the .catalog file of a service: editors and up. */
 export default async function exportRoutes(app: FastifyInstance) {
@@ -36,7 +27,7 @@ export default async function exportRoutes(app: FastifyInstance) {
       { query: csvQuerySchema },
     ),
     async (req, reply) => {
-      const id = parseId(req.params);
+      const id = parseIdParam(req.params);
       const query = parse(csvQuerySchema, req.query);
       const ctx = await serviceOf(req, id, 'service.settings');
       // Readers never receive private aspects, whatever they ask for (CONTRACT section 4).
@@ -60,7 +51,7 @@ export default async function exportRoutes(app: FastifyInstance) {
       },
     ),
     async (req, reply) => {
-      const ctx = await serviceOf(req, parseId(req.params), 'service.settings');
+      const ctx = await serviceOf(req, parseIdParam(req.params), 'service.settings');
       const file = await exportServiceFile(db(), ctx.service);
       return reply.header('Content-Type', 'application/gzip').header('Content-Disposition', `attachment; filename="${ctx.service.slug}.catalog"`).send(file);
     },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { IMPORT_MAX_COMPRESSED_BYTES, IMPORT_MAX_UNPACKED_BYTES } from '../../../common/limits';
 import { M } from '../../../common/messages';
 import { catalogUploadSchema, importNamingSchema, importPreviewSchema, movedServiceSchema, serviceAnswerSchema } from '../../../common/schemas/services';
-import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MESSAGES, settingsIdSchema } from '../../../common/schemas/settings';
+import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MESSAGES } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
 import { IMPORT_MESSAGES, IMPORT_STATEMENTS_PER_STEP, proposeNaming, removeLeftBehindImports, writeImport } from '../../commands/importService';
 import { asSystem } from '../../db/scope';
@@ -18,22 +18,16 @@ import { requireMoveTo, requireTenant } from '../../policies';
 import { presentService } from '../../presenters/services';
 import { documented } from '../../openapi';
 import { parse } from '../../validation';
+import { parseIdParam } from '../../commands/serviceWrites';
 
 const importDoc = documented('Services');
 
-const idParams = z.object({ id: settingsIdSchema });
 const csvImportQuerySchema = z.object({
   apply: z
     .enum(['true', 'false'], { error: 'apply must be true or false' })
     .optional()
     .transform((v) => v === 'true'),
 });
-
-function parseId(input: unknown): string {
-  const r = idParams.safeParse(input);
-  if (!r.success) throw notFound();
-  return r.data.id;
-}
 
 /** The multipart text fields an import reads besides the file; any other is ignored. */
 const NAMING_FIELDS = new Set(['name', 'slug']);
@@ -190,7 +184,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       },
     ),
     async (req) => {
-      const id = parseId(req.params);
+      const id = parseIdParam(req.params);
       const { apply } = parse(csvImportQuerySchema, req.query);
       const ctx = await serviceOf(req, id, 'service.settings');
       const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
@@ -217,7 +211,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       },
     ),
     async (req) => {
-      const id = parseId(req.params);
+      const id = parseIdParam(req.params);
       const input = parse(moveServiceSchema, req.body);
       const { service, actor, tenantId } = await serviceOf(req, id, 'service.admin');
       // Moving is a right over the tenant: a service assignment does not give it.
@@ -240,7 +234,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       { errors: { 409: SETTINGS_MESSAGES.notArchived } },
     ),
     async (req, reply) => {
-      const id = parseId(req.params);
+      const id = parseIdParam(req.params);
       const { actor, tenantId } = await serviceOf(req, id, 'services.hardDelete');
       await hardDeleteService(db(), actor, tenantId, id);
       return reply.status(204).send();

@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import {
   assignmentAnswerSchema,
   assignmentListSchema,
   changeAssignmentSchema,
   createServiceRoleSchema,
   SETTINGS_MESSAGES,
-  settingsIdSchema,
 } from '../../../common/schemas/settings';
 import { documented } from '../../openapi';
 import { findAssignment, findTenantUser, listAssignments } from '../../db/queries/settings';
@@ -15,16 +13,9 @@ import { scope, serviceOf } from '../../plugins/context';
 import { presentAssignment } from '../../presenters/settings';
 import { parse } from '../../validation';
 import { assign, changeRole, removeAssignment } from '../serviceUsers/assignments';
-
-const idParams = z.object({ id: settingsIdSchema });
+import { parseIdParam } from '../../commands/serviceWrites';
 
 const doc = documented('Service roles');
-
-function parseId(input: unknown): string {
-  const r = idParams.safeParse(input);
-  if (!r.success) throw notFound();
-  return r.data.id;
-}
 
 /** Service role assignments addressed by assignment id, the user named by email (admins only). */
 export default async function serviceRoleRoutes(app: FastifyInstance) {
@@ -39,7 +30,7 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
   }
 
   app.get('/service-roles/service/:id', doc("A service's role assignments", 'service.admin', { 200: assignmentListSchema }), async (req) => {
-    const { service, tenantId } = await serviceOf(req, parseId(req.params), 'service.admin');
+    const { service, tenantId } = await serviceOf(req, parseIdParam(req.params), 'service.admin');
     const rows = await listAssignments(db(), tenantId, service.id);
     return { assignments: rows.map(presentAssignment) };
   });
@@ -66,7 +57,7 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
     '/service-roles/:id',
     doc("Change an assignment's role", 'service.admin', { 200: assignmentAnswerSchema }, { body: changeAssignmentSchema }),
     async (req) => {
-      const id = parseId(req.params);
+      const id = parseIdParam(req.params);
       const input = parse(changeAssignmentSchema, req.body);
       const { ctx, current } = await loadAssignment(req, id);
       const row = await changeRole(db(), ctx, current, input.role);
@@ -75,7 +66,7 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
   );
 
   app.delete('/service-roles/:id', doc('Remove an assignment', 'service.admin', { 204: null }), async (req, reply) => {
-    const { ctx, current } = await loadAssignment(req, parseId(req.params));
+    const { ctx, current } = await loadAssignment(req, parseIdParam(req.params));
     await removeAssignment(db(), ctx, current);
     return reply.status(204).send();
   });

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { createSnapshotSchema, settingsIdSchema, snapshotListSchema } from '../../../common/schemas/settings';
+import { createSnapshotSchema, snapshotListSchema } from '../../../common/schemas/settings';
 import { documented } from '../../openapi';
 import { freezeCatalog, takeSnapshot } from '../../commands/takeSnapshot';
 import { findSnapshot, listSnapshots, type SnapshotRow } from '../../db/queries/settings';
@@ -11,16 +10,9 @@ import { scope, serviceOf } from '../../plugins/context';
 import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settings';
 import { parse } from '../../validation';
 import { SNAPSHOT_LIST_CAP, snapshotPageQuerySchema } from '../../../common/schemas/paging';
-
-const idParams = z.object({ id: settingsIdSchema });
+import { parseIdParam } from '../../commands/serviceWrites';
 
 const doc = documented('Snapshots');
-
-function parseId(input: unknown): string {
-  const r = idParams.safeParse(input);
-  if (!r.success) throw notFound();
-  return r.data.id;
-}
 
 /**
  * Snapshots: editors and up take them and see every snapshot; readers see public snapshots only
@@ -38,7 +30,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       { query: snapshotPageQuerySchema },
     ),
     async (req) => {
-      const ctx = await serviceOf(req, parseId(req.params), 'catalog.view');
+      const ctx = await serviceOf(req, parseIdParam(req.params), 'catalog.view');
       const query = parse(snapshotPageQuerySchema, req.query);
       // Without `limit`, every snapshot up to the cap (decision 0114).
       const limit = query.limit ?? SNAPSHOT_LIST_CAP;
@@ -107,7 +99,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
     }),
     async (req) => {
       const { tenantId } = scope(req);
-      const row = await findSnapshot(db(), tenantId, parseId(req.params));
+      const row = await findSnapshot(db(), tenantId, parseIdParam(req.params));
       if (!row) throw notFound();
       const ctx = await serviceOf(req, row.serviceId, 'catalog.view');
       // An internal snapshot does not exist for those who may only see public ones.

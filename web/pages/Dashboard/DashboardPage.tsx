@@ -18,6 +18,7 @@ import { ImportServiceButton } from './ImportServiceButton';
 import { InvitationNotices } from './InvitationNotices';
 import { ServiceCollection } from './ServiceCollection';
 import type { ServiceActions } from './ServiceActionsMenu';
+import { DONE, notifySuccess } from '../../lib/notify';
 
 /** Dashboard errors appear in a closable notification that closes itself after a while (spec section 8). */
 function notifyError(message: string) {
@@ -72,7 +73,11 @@ export function DashboardPage() {
   const actions: ServiceActions = useMemo(
     () => ({
       onArchive: (service) => setPending({ kind: 'archive', service }),
-      onUnarchive: (service) => unarchiveService(service.id, { onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)) }),
+      onUnarchive: (service) =>
+        unarchiveService(service.id, {
+          onSuccess: () => notifySuccess(DONE.serviceUnarchived),
+          onError: (err) => notifyError(messageOf(err, M.failedUnarchiveService)),
+        }),
       onHardDelete: (service) => setPending({ kind: 'hardDelete', service }),
     }),
     [unarchiveService],
@@ -84,7 +89,10 @@ export function DashboardPage() {
     const mutation = kind === 'archive' ? archive : hardDelete;
     const fallback = kind === 'archive' ? M.failedArchiveService : M.failedHardDeleteService;
     mutation.mutate(service.id, {
-      onSuccess: () => setPending(null),
+      onSuccess: () => {
+        setPending(null);
+        notifySuccess(kind === 'archive' ? DONE.serviceArchived : DONE.serviceDeleted);
+      },
       onError: (err) => {
         setPending(null);
         notifyError(messageOf(err, fallback));

@@ -134,7 +134,10 @@ export default function ServiceSettingsPage() {
     if (!window.confirm(question)) return;
     const mutation = archiving ? archive : unarchive;
     mutation.mutateAsync(service.id).then(
-      () => navigate('/'),
+      () => {
+        notifySuccess(archiving ? DONE.serviceArchived : DONE.serviceUnarchived);
+        navigate('/');
+      },
       (err: unknown) => window.alert(messageOf(err, archiving ? M.failedArchiveService : M.failedUnarchiveService)),
     );
   };

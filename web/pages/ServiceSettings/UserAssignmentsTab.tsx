@@ -9,7 +9,7 @@ import { messageOf } from '../../api/client';
 import { useAssignUser, useChangeAssignment, useCreateServiceUser, useRemoveAssignment, type Assignment } from '../../api/settings';
 import { useTenantUserOptions } from '../../api/users';
 import { CreateUserModal } from '../../components/CreateUserModal';
-import { notifySuccess } from '../../lib/notify';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { ROLE_OPTIONS } from '../../lib/roles';
 import { useSchemaForm } from '../../lib/schemaForm';
 import { useSubmit } from '../../lib/useSubmit';
@@ -65,12 +65,18 @@ export function UserAssignmentsTab({ serviceId, assignments, canManageUsers }: P
 
   const onChangeRole = (a: Assignment, next: string | null) => {
     if (!next || next === a.role) return;
-    change.mutate({ userId: a.user_id, role: next as Role }, { onError: (err) => window.alert(messageOf(err, M.failedUpdateRole)) });
+    change.mutate(
+      { userId: a.user_id, role: next as Role },
+      { onSuccess: () => notifySuccess(DONE.assignmentRoleChanged), onError: (err) => window.alert(messageOf(err, M.failedUpdateRole)) },
+    );
   };
 
   const onRemove = (a: Assignment) => {
     if (!window.confirm(`Remove ${a.user_name} (${a.user_email}) from this service?`)) return;
-    remove.mutate(a.user_id, { onError: (err) => window.alert(messageOf(err, M.failedDeleteAssignment)) });
+    remove.mutate(a.user_id, {
+      onSuccess: () => notifySuccess(DONE.assignmentRemoved),
+      onError: (err) => window.alert(messageOf(err, M.failedDeleteAssignment)),
+    });
   };
 
   return (

@@ -31,6 +31,7 @@ import { TenantManagement } from './components/TenantManagement';
 import { UserManagement, type GroupFilter } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';
 import { ApiTokenManagement } from './components/ApiTokenManagement';
+import { DONE, notifySuccess } from '../../lib/notify';
 
 /** The super admin panel (spec section 2): tenants, users across tenants, impersonation, every tenant's API tokens. */
 export default function SuperAdminPage() {
@@ -75,11 +76,12 @@ export default function SuperAdminPage() {
   const deleteUser = useDeleteAdminUser();
   const updateMemberships = useUpdateMemberships();
 
-  /** Page-level actions report failures in the message bar. */
-  const attempt = async (fn: () => Promise<unknown>, fallback: string) => {
+  /** Page-level actions report failures in the message bar, and success (`done`) with a notification. */
+  const attempt = async (fn: () => Promise<unknown>, fallback: string, done?: string) => {
     setMessage(null);
     try {
       await fn();
+      if (done) notifySuccess(done);
     } catch (err) {
       setMessage(messageOf(err, fallback));
     }
@@ -131,7 +133,7 @@ export default function SuperAdminPage() {
           onCreate={() => setCreatingTenant(true)}
           onEdit={setEditing}
           onArchive={setArchiving}
-          onUnarchive={(t) => void attempt(() => unarchiveTenant.mutateAsync(t.id), M.failedUnarchiveTenant)}
+          onUnarchive={(t) => void attempt(() => unarchiveTenant.mutateAsync(t.id), M.failedUnarchiveTenant, DONE.tenantUnarchived)}
           onDelete={(t) => {
             deleteTenant.reset();
             setDeletingTenant(t);
@@ -167,7 +169,7 @@ export default function SuperAdminPage() {
         onConfirm={() => {
           const target = archiving!;
           setArchiving(null);
-          void attempt(() => archiveTenant.mutateAsync(target.id), M.failedArchiveTenant);
+          void attempt(() => archiveTenant.mutateAsync(target.id), M.failedArchiveTenant, DONE.tenantArchived);
         }}
       />
       <ConfirmDialog
@@ -179,7 +181,14 @@ export default function SuperAdminPage() {
         busy={deleteTenant.isPending}
         error={deleteTenant.isError ? messageOf(deleteTenant.error, M.failedDeleteTenant) : null}
         onClose={() => setDeletingTenant(null)}
-        onConfirm={() => deleteTenant.mutate(deletingTenant!.id, { onSuccess: () => setDeletingTenant(null) })}
+        onConfirm={() =>
+          deleteTenant.mutate(deletingTenant!.id, {
+            onSuccess: () => {
+              setDeletingTenant(null);
+              notifySuccess(DONE.tenantDeleted);
+            },
+          })
+        }
       />
       <CreateUserModal
         title="Create User"
@@ -205,7 +214,7 @@ export default function SuperAdminPage() {
         onConfirm={() => {
           const target = deletingUser!;
           setDeletingUser(null);
-          void attempt(() => deleteUser.mutateAsync(target.id), M.failedDeleteUser);
+          void attempt(() => deleteUser.mutateAsync(target.id), M.failedDeleteUser, DONE.userDeleted);
         }}
       />
     </AppLayout>

@@ -1,22 +1,14 @@
-import {
-  Alert,
-  Button,
-  Checkbox,
-  CopyButton,
-  Group,
-  MultiSelect,
-  NativeSelect,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-  VisuallyHidden,
-} from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { useState } from 'react';
 import { z } from 'zod';
-import { createApiTokenSchema, INTEGRATION_MESSAGES, WEBHOOK_EVENT_LABELS, WEBHOOK_EVENTS, createWebhookSchema } from '../../../common/schemas/integrations';
+import {
+  createApiTokenSchema,
+  INTEGRATION_MESSAGES,
+  WEBHOOK_EVENT_LABELS,
+  WEBHOOK_EVENTS,
+  createWebhookSchema,
+  type WebhookEvent,
+} from '../../../common/schemas/integrations';
 import type { Role } from '../../../common/roles';
 import { messageOf } from '../../api/client';
 import {
@@ -34,40 +26,17 @@ import {
 } from '../../api/integrations';
 import { useServices } from '../../api/services';
 import { CatalogModal } from '../../components/CatalogModal';
+import { SecretModal } from '../../components/SecretModal';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ModalForm } from '../../components/ModalForm';
 import { ApiTokenCells, apiTokenHeadings, when } from '../../components/ApiTokenCells';
 import { RevokeApiTokenDialog } from '../../components/RevokeApiTokenDialog';
-import { notifySuccess } from '../../lib/notify';
+import { DONE, notifySuccess } from '../../lib/notify';
 import { ROLE_OPTIONS } from '../../lib/roles';
-import { useSchemaForm } from '../../lib/schemaForm';
+import { useFreshOnOpen, useSchemaForm } from '../../lib/schemaForm';
 import { useSubmit } from '../../lib/useSubmit';
 
 const M = INTEGRATION_MESSAGES;
-
-/** A secret shown once, with a button to copy it. */
-function SecretModal({ title, secret, note, onClose }: { title: string; secret: string | null; note: string; onClose: () => void }) {
-  return (
-    <CatalogModal opened={secret !== null} onClose={onClose} title={title}>
-      <Stack gap="md">
-        <Alert color="yellow" variant="light" c="yellow.9">
-          {note}
-        </Alert>
-        <TextInput label="Secret" value={secret ?? ''} readOnly onFocus={(e) => e.currentTarget.select()} styles={{ input: { fontFamily: 'monospace' } }} />
-        <Group justify="flex-end">
-          <CopyButton value={secret ?? ''}>
-            {({ copied, copy }) => (
-              <Button variant="default" onClick={copy}>
-                {copied ? 'Copied' : 'Copy secret'}
-              </Button>
-            )}
-          </CopyButton>
-          <Button onClick={onClose}>Done</Button>
-        </Group>
-      </Stack>
-    </CatalogModal>
-  );
-}
 
 const tokenForm = z.object({
   name: createApiTokenSchema.shape.name,
@@ -89,13 +58,7 @@ function CreateTokenModal({ opened, onClose, onCreated }: { opened: boolean; onC
   const create = useCreateApiToken();
   const services = useServices(false);
   const { busy, error, setError, run } = useSubmit('Failed to create the API token');
-  const formRef = useRef(form);
-  formRef.current = form;
-  useEffect(() => {
-    if (!opened) return;
-    formRef.current.reset();
-    setError(null);
-  }, [opened, setError]);
+  useFreshOnOpen(opened, form, setError);
 
   const submit = form.onSubmit(async (values) => {
     let secret = '';
@@ -190,7 +153,7 @@ function ApiTokensPanel() {
 
 interface WebhookValues {
   url: string;
-  events: string[];
+  events: WebhookEvent[];
   role: Role;
   [key: string]: unknown;
 }
@@ -199,13 +162,7 @@ function CreateWebhookModal({ opened, onClose, onCreated }: { opened: boolean; o
   const form = useSchemaForm<WebhookValues>(createWebhookSchema, { url: '', events: [], role: 'reader' });
   const create = useCreateWebhook();
   const { busy, error, setError, run } = useSubmit('Failed to create the webhook');
-  const formRef = useRef(form);
-  formRef.current = form;
-  useEffect(() => {
-    if (!opened) return;
-    formRef.current.reset();
-    setError(null);
-  }, [opened, setError]);
+  useFreshOnOpen(opened, form, setError);
 
   const submit = form.onSubmit(async (values) => {
     let secret = '';
@@ -362,7 +319,12 @@ function WebhooksPanel() {
                         Delivery log
                       </Button>
                       {h.enabled ? null : (
-                        <Button size="xs" variant="default" onClick={() => update.mutate({ id: h.id, enabled: true })} aria-label={`Enable ${h.url}`}>
+                        <Button
+                          size="xs"
+                          variant="default"
+                          onClick={() => update.mutate({ id: h.id, enabled: true }, { onSuccess: () => notifySuccess(DONE.webhookEnabled) })}
+                          aria-label={`Enable ${h.url}`}
+                        >
                           Enable
                         </Button>
                       )}

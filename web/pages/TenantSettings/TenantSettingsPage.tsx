@@ -17,6 +17,7 @@ import { useSession } from '../../session/SessionProvider';
 import { TenantUserTable } from './TenantUserTable';
 import { EmbedOriginsForm } from './EmbedOriginsForm';
 import { IntegrationsSection } from './IntegrationsSection';
+import { DONE, notifySuccess } from '../../lib/notify';
 
 /** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
 export default function TenantSettingsPage() {
@@ -106,7 +107,10 @@ export default function TenantSettingsPage() {
         onConfirm={() => {
           const target = deleting!;
           setDeleting(null);
-          deleteUser.mutate(target.id, { onError: (err) => setMessage(messageOf(err, M.failedDeleteUser)) });
+          deleteUser.mutate(target.id, {
+            onSuccess: () => notifySuccess(target.invitation ? DONE.invitationWithdrawn : DONE.userDeleted),
+            onError: (err) => setMessage(messageOf(err, M.failedDeleteUser)),
+          });
         }}
       />
     </AppLayout>

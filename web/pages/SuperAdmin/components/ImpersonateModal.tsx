@@ -1,11 +1,10 @@
 import { Text, Textarea } from '@mantine/core';
-import { useEffect, useRef } from 'react';
 import { M } from '../../../../common/messages';
 import { MAX_IMPERSONATION_REASON_LENGTH, startImpersonationSchema } from '../../../../common/schemas/users';
 import type { AdminUser } from '../../../api/admin';
 import { CatalogModal } from '../../../components/CatalogModal';
 import { ModalForm } from '../../../components/ModalForm';
-import { useSchemaForm } from '../../../lib/schemaForm';
+import { useFreshOnOpen, useSchemaForm } from '../../../lib/schemaForm';
 import { useSubmit } from '../../../lib/useSubmit';
 
 interface Props {
@@ -23,14 +22,7 @@ interface Props {
 export function ImpersonateModal({ user, onClose, onStart }: Props) {
   const form = useSchemaForm(startImpersonationSchema, { userId: '', tenantId: '', reason: '' });
   const { busy, error, setError, run } = useSubmit(M.failedStartImpersonation);
-  const formRef = useRef(form);
-  formRef.current = form;
-  useEffect(() => {
-    if (!user) return;
-    formRef.current.setInitialValues({ userId: user.id, tenantId: user.tenant_id, reason: '' });
-    formRef.current.reset();
-    setError(null);
-  }, [user, setError]);
+  useFreshOnOpen(user, form, setError, () => user && form.setInitialValues({ userId: user.id, tenantId: user.tenant_id, reason: '' }));
 
   // A started impersonation reloads the page: there is nothing to acknowledge here.
   const submit = form.onSubmit(({ reason }) => void run(() => onStart(reason.trim() || undefined)));

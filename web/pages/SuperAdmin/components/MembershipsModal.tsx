@@ -1,6 +1,6 @@
 import { Alert, Checkbox, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS } from '../../../../common/limits';
 import { M } from '../../../../common/messages';
 import { membershipsSchema } from '../../../../common/schemas/users';
@@ -10,7 +10,7 @@ import type { Tenant } from '../../../api/tenants';
 import { CatalogModal } from '../../../components/CatalogModal';
 import { ModalForm } from '../../../components/ModalForm';
 import { notifySuccess } from '../../../lib/notify';
-import { useSchemaForm } from '../../../lib/schemaForm';
+import { useFreshOnOpen, useSchemaForm } from '../../../lib/schemaForm';
 import { useSubmit } from '../../../lib/useSubmit';
 import { TENANT_OPTIONS_PAGE } from './TenantSelect';
 
@@ -32,8 +32,6 @@ interface Props {
  */
 export function MembershipsModal({ user, includeArchived, onClose, onSave }: Props) {
   const form = useSchemaForm(membershipsSchema, { tenantIds: [] as string[] });
-  const formRef = useRef(form);
-  formRef.current = form;
   // Tenants shown whatever the search: the user's own, and those checked since the modal opened.
   const [kept, setKept] = useState<Tenant[]>([]);
   const [typed, setTyped] = useState('');
@@ -42,15 +40,11 @@ export function MembershipsModal({ user, includeArchived, onClose, onSave }: Pro
   const [search] = useDebouncedValue(typed.trim(), SEARCH_DEBOUNCE_MS);
   const found = useTenantOptions(search, includeArchived, user !== null, TENANT_OPTIONS_PAGE);
 
-  useEffect(() => {
-    if (user) {
-      formRef.current.setInitialValues({ tenantIds: user.tenant_ids });
-      formRef.current.reset();
-      setKept([]);
-      setTyped('');
-      setError(null);
-    }
-  }, [user, setError]);
+  useFreshOnOpen(user, form, setError, () => {
+    if (user) form.setInitialValues({ tenantIds: user.tenant_ids });
+    setKept([]);
+    setTyped('');
+  });
 
   const shown = useMemo(() => {
     const list = [...(members.data ?? []), ...kept];

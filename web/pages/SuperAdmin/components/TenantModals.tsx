@@ -1,5 +1,5 @@
 import { TextInput } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { M } from '../../../../common/messages';
 import { autoSlug } from '../../../../common/slug';
 import { createTenantSchema, updateTenantSchema } from '../../../../common/schemas/tenants';
@@ -7,7 +7,7 @@ import type { Tenant } from '../../../api/tenants';
 import { CatalogModal } from '../../../components/CatalogModal';
 import { ModalForm } from '../../../components/ModalForm';
 import { notifySuccess } from '../../../lib/notify';
-import { useSchemaForm } from '../../../lib/schemaForm';
+import { useFreshOnOpen, useSchemaForm } from '../../../lib/schemaForm';
 import { useSubmit } from '../../../lib/useSubmit';
 
 const DONE = { tenantCreated: 'Tenant created.', tenantSaved: 'Tenant saved.' } as const;
@@ -25,14 +25,7 @@ export function CreateTenantModal({
   const form = useSchemaForm(createTenantSchema, { name: '', slug: '' });
   const [slugEdited, setSlugEdited] = useState(false);
   const { busy, error, setError, run } = useSubmit(M.failedCreateTenant);
-  const formRef = useRef(form);
-  formRef.current = form;
-  useEffect(() => {
-    if (!opened) return;
-    formRef.current.reset();
-    setSlugEdited(false);
-    setError(null);
-  }, [opened, setError]);
+  useFreshOnOpen(opened, form, setError, () => setSlugEdited(false));
 
   const submit = form.onSubmit(async ({ name, slug }) => {
     if (await run(() => onCreate({ name: name.trim(), slug }))) {
@@ -75,15 +68,8 @@ export function CreateTenantModal({
 export function EditTenantModal({ tenant, onClose, onSave }: { tenant: Tenant | null; onClose: () => void; onSave: (name: string) => Promise<unknown> }) {
   const form = useSchemaForm(updateTenantSchema, { name: '' });
   const { busy, error, setError, run } = useSubmit(M.failedUpdateTenant);
-  const formRef = useRef(form);
-  formRef.current = form;
-  useEffect(() => {
-    if (!tenant) return;
-    // The tenant's name is where editing starts: only a change of it is unsaved work.
-    formRef.current.setInitialValues({ name: tenant.name });
-    formRef.current.reset();
-    setError(null);
-  }, [tenant, setError]);
+  // The tenant's name is where editing starts: only a change of it is unsaved work.
+  useFreshOnOpen(tenant, form, setError, () => tenant && form.setInitialValues({ name: tenant.name }));
 
   const submit = form.onSubmit(async ({ name }) => {
     if (await run(() => onSave(name.trim()))) {
