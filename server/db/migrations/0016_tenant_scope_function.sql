@@ -5,9 +5,10 @@
 -- sorted every row rather than walking its index. Now:
 --   catalog_app     (tenant scope, or no scope) sees the rows whose tenant_id is
 --                   catalog_scope_tenant(): the scope's tenant, or a tenant that does not exist
---                   when the scope is not a tenant's. The function reads the settings and nothing
---                   else, so the planner reads it as the tenant's id itself and estimates from the
---                   table's statistics, as for the query's own `tenant_id = ...`;
+--                   when the scope is not a tenant's. Read once per statement (a sub-select), it is
+--                   a value of no column: the planner puts it in one class with the query's own
+--                   `tenant_id = ...`, checks the two agree once, and estimates from the table's
+--                   statistics; a statement with no tenant condition compares each row with it;
 --   catalog_system  (the system scope) a member of catalog_app, which a policy of its own lets see
 --                   every row. It is no superuser, owns nothing and has no BYPASSRLS either.
 -- The settings stay as they were (catalog.scope, catalog.tenant_id); the server switches to
@@ -43,7 +44,7 @@ DECLARE
 BEGIN
   FOR t IN SELECT tablename FROM pg_policies WHERE schemaname = current_schema() AND policyname = 'tenant_isolation' LOOP
     EXECUTE format('DROP POLICY tenant_isolation ON %I', t);
-    EXECUTE format('CREATE POLICY tenant_isolation ON %I TO catalog_app USING (tenant_id = catalog_scope_tenant())', t);
+    EXECUTE format('CREATE POLICY tenant_isolation ON %I TO catalog_app USING (tenant_id = (SELECT catalog_scope_tenant()))', t);
     EXECUTE format('CREATE POLICY system_scope ON %I TO catalog_system USING (true)', t);
   END LOOP;
 END $$;
