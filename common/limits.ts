@@ -5,6 +5,8 @@ export const ICON_MAX_BYTES = 100 * 1024;
 export const ICON_QUALITY = 0.85;
 export const ICON_ACCEPTED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'svg'] as const;
 export const SEARCH_DEBOUNCE_MS = 300;
+/** Options a selector of users or tenants shows at once, whatever the installation holds (issue 25): the rest are found by typing. */
+export const SELECTOR_OPTIONS_PAGE = 20;
 export const NOTIFICATION_AUTOCLOSE_MS = 5000;
 export const DELETE_CONFIRMATION_WORD = 'DELETE';
 export const IMPORT_EXTENSION = '.catalog';

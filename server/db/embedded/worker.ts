@@ -6,6 +6,7 @@
 import { createServer, type Socket } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { EMBEDDED_SETTINGS, settingsParams } from './settings';
 
 interface StartData {
@@ -22,7 +23,9 @@ const port = parentPort!;
 
 async function main() {
   const startParams = [...PGlite.defaultStartParams, ...settingsParams(EMBEDDED_SETTINGS)];
-  const db = await PGlite.create(dataDir ? { dataDir, startParams } : { startParams });
+  // pg_trgm: the trigram indexes the list searches use (migration 0017).
+  const extensions = { pg_trgm };
+  const db = await PGlite.create(dataDir ? { dataDir, startParams, extensions } : { startParams, extensions });
   const scheduler = new Scheduler(db);
 
   const server = createServer((socket) => {

@@ -37,17 +37,21 @@ function pageConditions(page: UserPageRequest | undefined): SQL[] {
   return out;
 }
 
+/** What a user's listing reads: the user, the primary tenant's name and the ids of the tenants they belong to. */
+const listingColumns = {
+  user: users,
+  tenantName: tenants.name,
+  tenantIds: sql<string[]>`coalesce((select array_agg(m.tenant_id::text order by m.tenant_id) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
+};
+
+function listing(r: { user: typeof users.$inferSelect | null; tenantName: string | null; tenantIds: string[] | null }): UserListing {
+  const ids = new Set([r.user!.tenantId, ...(r.tenantIds ?? [])]);
+  return { ...r.user!, tenantIds: [...ids], tenantName: r.tenantName ?? null };
+}
+
 function usersQuery(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string) {
   const conditions = [...where, ...pageConditions(page)];
-  const base = db
-    .select({
-      user: users,
-      tenantName: tenants.name,
-      tenantIds: sql<
-        string[]
-      >`coalesce((select array_agg(m.tenant_id::text order by m.tenant_id) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
-    })
-    .from(users);
+  const base = db.select(listingColumns).from(users);
   // A tenant's list starts from its user ids, so that the plan reads only its users' rows.
   const q = (tenantId ? base.innerJoin(sql`${tenantUserIds(tenantId)} as member_ids`, sql`member_ids.id = ${users.id}`) : base).leftJoin(
     tenants,
@@ -62,10 +66,7 @@ export const tenantUsersStatement = (db: Executor, tenantId: string, page?: User
 
 async function listUsers(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string): Promise<UserListing[]> {
   const rows = await usersQuery(db, where, page, tenantId);
-  return rows.map((r) => {
-    const ids = new Set([r.user.tenantId, ...(r.tenantIds ?? [])]);
-    return { ...r.user, tenantIds: [...ids], tenantName: r.tenantName ?? null };
-  });
+  return rows.map(listing);
 }
 
 /** Every user of the installation (super admin panel), or one page of them. */
@@ -78,20 +79,28 @@ export function listTenantUsers(db: Executor, tenantId: string, page?: UserPageR
   return listUsers(db, [], page, tenantId);
 }
 
-/** A row of one page of a tenant's user list: a member's id, or a pending invitation's. */
+/** A row of one page of a tenant's user list: a member (with the member's listing), or a pending invitation's id. */
 export interface TenantPersonKey {
   id: string;
   invitation: boolean;
+  /** The member, read in the same statement as the page; none for an invitation. */
+  user?: UserListing;
 }
 
 /**
  * One page of the tenant's user list as GET /api/users shows it: its members, and its pending
  * invitations in place of the invited accounts, in one order (name, then email, which is unique
- * across both), so that a cursor never skips or repeats a row.
+ * across both), so that a cursor never skips or repeats a row. The members' rows come with the
+ * page, in one statement: reading them again by id cost a second statement and its plan.
  */
 export async function pageTenantPeople(db: Executor, tenantId: string, page: UserPageRequest): Promise<TenantPersonKey[]> {
-  const rows = await db.execute<{ id: string; invitation: boolean }>(tenantPeopleStatement(tenantId, page));
-  return (rows as unknown as { rows: TenantPersonKey[] }).rows.map((r) => ({ id: String(r.id), invitation: Boolean(r.invitation) }));
+  const rows = await db
+    .select({ id: sql<string>`p.id`, invitation: sql<boolean>`p.invitation`, ...listingColumns })
+    .from(sql`(${tenantPeopleStatement(tenantId, page, true)}) p`)
+    .leftJoin(users, sql`${users.id} = p.id and not p.invitation`)
+    .leftJoin(tenants, eq(tenants.id, users.tenantId))
+    .orderBy(sql`p.name`, sql`p.email`);
+  return rows.map((r) => ({ id: String(r.id), invitation: Boolean(r.invitation), ...(r.user ? { user: listing(r) } : {}) }));
 }
 
 /**
@@ -100,7 +109,7 @@ export async function pageTenantPeople(db: Executor, tenantId: string, page: Use
  * first page in the list's order on its own, so a page of a large tenant reads about a page of
  * rows from the (name, email) index rather than every member; the three pages are then merged.
  */
-export function tenantPeopleStatement(tenantId: string, page: UserPageRequest): SQL {
+export function tenantPeopleStatement(tenantId: string, page: UserPageRequest, ordered = false): SQL {
   const where = (name: SQL, email: SQL): SQL => {
     const out: SQL[] = [];
     if (page.search) out.push(sql`(${name} ilike ${likeText(page.search)} or ${email} ilike ${likeText(page.search)})`);
@@ -110,7 +119,7 @@ export function tenantPeopleStatement(tenantId: string, page: UserPageRequest): 
   const notInvited = sql`not exists (select 1 from tenant_invitations i where i.tenant_id = ${tenantId} and i.user_id = u.id)`;
   const users = where(sql`u.name`, sql`u.email`);
   return sql`
-    select p.id, p.invitation from (
+    select p.id, p.invitation${ordered ? sql`, p.name, p.email` : sql``} from (
       (select u.id, u.name, u.email, false as invitation from users u
         where u.tenant_id = ${tenantId} and ${notInvited}${users}
         order by u.name, u.email limit ${page.limit})
@@ -125,11 +134,6 @@ export function tenantPeopleStatement(tenantId: string, page: UserPageRequest): 
     ) p
     order by p.name, p.email
     limit ${page.limit}`;
-}
-
-/** Users by id, in no particular order. */
-export function usersByIds(db: Executor, ids: string[]): Promise<UserListing[]> {
-  return ids.length ? listUsers(db, [inArray(users.id, ids)]) : Promise.resolve([]);
 }
 
 export async function findAnyUser(db: Executor, userId: string): Promise<UserListing | undefined> {

@@ -1,10 +1,16 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
 import { likeText } from './admin';
 import { SERVICE_LIST_CAP } from '../../../common/schemas/paging';
 
-export type ServiceRow = typeof services.$inferSelect;
+/**
+ * A service's columns as the server reads them: all but search_text, which only a search's
+ * condition reads (it holds the description's text again, so reading it would double a list's bytes).
+ */
+const { searchText: _searchText, ...serviceColumns } = getTableColumns(services);
+export { serviceColumns };
+export type ServiceRow = Omit<typeof services.$inferSelect, 'searchText'>;
 type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 
 /**
@@ -16,7 +22,7 @@ export const visibleService = (tenantId: string) => and(eq(services.tenantId, te
 /** A tenant's services by name, at most `SERVICE_LIST_CAP` of them (GET /api/services without paging; decision 0114). */
 export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean }): Promise<ServiceRow[]> {
   const where = opts.includeArchived ? visibleService(tenantId) : and(visibleService(tenantId), eq(services.archived, false));
-  return db.select().from(services).where(where).orderBy(asc(services.name), asc(services.id)).limit(SERVICE_LIST_CAP);
+  return db.select(serviceColumns).from(services).where(where).orderBy(asc(services.name), asc(services.id)).limit(SERVICE_LIST_CAP);
 }
 
 /** One page of a tenant's services: a search, after a (name, id) key, at most `limit` rows. */
@@ -42,7 +48,7 @@ function servicesPageQuery(db: Executor, tenantId: string, page: ServicePageRequ
   if (page.search) where.push(sql`${services.searchText} like lower(${likeText(page.search)})`);
   if (page.after) where.push(sql`(${services.name}, ${services.id}) > (${page.after[0]}, ${page.after[1]}::uuid)`);
   return db
-    .select()
+    .select(serviceColumns)
     .from(services)
     .where(and(...where))
     .orderBy(asc(services.name), asc(services.id))
@@ -51,7 +57,7 @@ function servicesPageQuery(db: Executor, tenantId: string, page: ServicePageRequ
 
 export async function findService(db: Executor, tenantId: string, serviceId: string): Promise<ServiceRow | undefined> {
   const [row] = await db
-    .select()
+    .select(serviceColumns)
     .from(services)
     .where(and(visibleService(tenantId), eq(services.id, serviceId)))
     .limit(1);
@@ -70,7 +76,7 @@ export async function findServiceWithRole(
 ): Promise<{ service: ServiceRow; serviceRole: ServiceRoleAssignment['role'] | null } | undefined> {
   const [row] = await db
     .select({
-      service: services,
+      service: serviceColumns,
       // Table and columns spelt out: inside a select list Drizzle leaves column names unqualified.
       serviceRole: sql<ServiceRoleAssignment['role'] | null>`(select sra.role from service_role_assignments sra
         where sra.tenant_id = ${tenantId} and sra.service_id = ${serviceId} and sra.user_id = ${userId} limit 1)`,
@@ -127,7 +133,7 @@ export async function updateService(db: Executor, tenantId: string, serviceId: s
 /** The service row locked for the rest of the transaction, so writes to one service run one at a time. */
 export async function lockService(db: Executor, tenantId: string, serviceId: string): Promise<ServiceRow | undefined> {
   const [row] = await db
-    .select()
+    .select(serviceColumns)
     .from(services)
     .where(and(visibleService(tenantId), eq(services.id, serviceId)))
     .for('update')

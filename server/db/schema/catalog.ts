@@ -57,6 +57,8 @@ export const services = pgTable(
     unique('services_tenant_id_unique').on(t.tenantId, t.id),
     // The dashboard pages a tenant's services in this order: a page reads only its rows.
     index('services_tenant_name_idx').on(t.tenantId, t.name, t.id),
+    // The dashboard's search (`%text%` in search_text) reads this (migration 0017).
+    index('services_search_text_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),
   ],
 );
 

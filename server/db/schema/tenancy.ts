@@ -19,7 +19,12 @@ export const tenants = pgTable(
     createdAt: createdAt(),
   },
   // The panel pages tenants in this order: a page reads only its rows.
-  (t) => [index('tenants_name_idx').on(t.name, sql`(${t.id}::text)`)],
+  (t) => [
+    index('tenants_name_idx').on(t.name, sql`(${t.id}::text)`),
+    // The panel's tenant search (`%text%` in a name or slug) reads these (migration 0017).
+    index('tenants_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+    index('tenants_slug_trgm_idx').using('gin', sql`${t.slug} gin_trgm_ops`),
+  ],
 );
 
 export const users = pgTable(
@@ -51,9 +56,13 @@ export const users = pgTable(
   (t) => [
     uniqueIndex('users_email_unique').on(t.email),
     uniqueIndex('users_entra_identity_unique').on(t.entraTid, t.entraOid),
-    index('users_tenant_idx').on(t.tenantId),
+    // A tenant's own users in its list's order: a page of them reads only its rows (migration 0017).
+    index('users_tenant_name_email_idx').on(t.tenantId, t.name, t.email),
     // The installation's user list is paged in this order: a page reads only its rows.
     index('users_name_email_idx').on(t.name, t.email),
+    // A search for a part of a name or an address (`%text%`) reads these (migration 0017).
+    index('users_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+    index('users_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
   ],
 );
 

@@ -6,7 +6,7 @@ import { documented, type RouteDoc } from '../../openapi';
 const tenantUsers = documented('Tenant users');
 const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => tenantUsers(summary, 'tenant.users', responses, extra);
 import { notFound } from '../../errors';
-import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant, usersByIds } from '../../db/queries/admin';
+import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant } from '../../db/queries/admin';
 import type { TenantRow } from '../../db/queries/users';
 import { encodeCursor, isPaged, USER_LIST_CAP, USER_PAGE_DEFAULT, userPageQuerySchema, type UserPageQuery } from '../../../common/schemas/paging';
 import { findInvitationOf, findTenantInvitation, listTenantInvitations } from '../../db/queries/invitations';
@@ -58,19 +58,13 @@ export default async function userRoutes(app: FastifyInstance) {
     // One row more than asked tells whether a next page exists.
     const keys = await pageTenantPeople(db(), tenantId, { search: query.search, after: query.after, limit: limit + 1 });
     const shown = keys.slice(0, limit);
-    const [members, invitations] = await Promise.all([
-      usersByIds(
-        db(),
-        shown.filter((k) => !k.invitation).map((k) => k.id),
-      ),
-      listTenantInvitations(
-        db(),
-        tenantId,
-        shown.filter((k) => k.invitation).map((k) => k.id),
-      ),
-    ]);
+    const invitations = await listTenantInvitations(
+      db(),
+      tenantId,
+      shown.filter((k) => k.invitation).map((k) => k.id),
+    );
     const byId = new Map<string, ReturnType<typeof presentTenantListUser>>([
-      ...members.map((u) => [u.id, presentTenantListUser(u, false)] as const),
+      ...shown.flatMap((k) => (k.user ? [[k.id, presentTenantListUser(k.user, false)] as const] : [])),
       ...invitations.map((i) => [i.id, presentTenantListUser(presentInvitationAsUser(i, tenant), true)] as const),
     ]);
     // A row removed between the two reads is left out rather than shown half.
