@@ -123,5 +123,21 @@ test.describe('super admin panel with hundreds of tenants', () => {
     await expect(audit.getByRole('row').nth(1)).toBeVisible();
     await expect(audit.getByRole('row', { name: /Created tenant/ })).toBeVisible();
     await expectAccessible(page, 'audit log of a tenant found');
+
+    // The header's tenant switcher of a super admin with hundreds of tenants holds a page of options
+    // at most, not one per tenant, and finds the others by typing; choosing one switches to it.
+    const switcher = page.locator('header.page-header').getByRole('combobox', { name: 'Tenant' });
+    await expect(page.locator('header.page-header option')).toHaveCount(0);
+    await switcher.click();
+    const switchOptions = page.getByRole('listbox', { name: 'Tenant' }).getByRole('option');
+    await expect(switchOptions.first()).toBeVisible();
+    expect(await switchOptions.count()).toBeLessThanOrEqual(20);
+    await switcher.fill(far);
+    await expect(switchOptions).toHaveCount(1);
+    await expectAccessible(page, 'header tenant switcher searched');
+    await switchOptions.filter({ hasText: far }).click();
+    // The page is loaded again in that tenant.
+    await expect(switcher).toHaveAttribute('title', far);
+    await expect(switcher).toHaveValue(far);
   });
 });

@@ -4,15 +4,7 @@ import { flushSync } from 'react-dom';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
-import {
-  useAdminTenantPages,
-  useAdminUserPages,
-  usePanelData,
-  useCreateAdminUser,
-  useDeleteAdminUser,
-  useUpdateMemberships,
-  type AdminUser,
-} from '../../api/admin';
+import { useAdminTenantPages, usePanelData, useCreateAdminUser, useDeleteAdminUser, useUpdateMemberships, type AdminUser } from '../../api/admin';
 import { useArchiveTenant, useCreateTenant, useDeleteTenant, useUnarchiveTenant, useUpdateTenant, type Tenant } from '../../api/tenants';
 import { startImpersonation, stopImpersonation } from '../../api/impersonation';
 import { AppLayout } from '../../components/AppLayout';
@@ -28,7 +20,7 @@ import { MembershipsModal } from './components/MembershipsModal';
 import { CreateTenantModal, EditTenantModal } from './components/TenantModals';
 import { TenantSelect } from './components/TenantSelect';
 import { TenantManagement } from './components/TenantManagement';
-import { UserManagement, type GroupFilter } from './components/UserManagement';
+import { UserManagement } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';
 import { ApiTokenManagement } from './components/ApiTokenManagement';
 import { DONE, notifySuccess } from '../../lib/notify';
@@ -47,15 +39,6 @@ export default function SuperAdminPage() {
   const loadMoreTenants = useCallback(() => {
     if (moreTenants) void fetchNextTenants();
   }, [moreTenants, fetchNextTenants]);
-  const [group, setGroup] = useState<GroupFilter>('all');
-  // The server searches every tenant's users once typing pauses (SearchInput), as the catalog's search does.
-  const [search, setSearch] = useState('');
-  const userPages = useAdminUserPages(search, group);
-  const userRows = useMemo(() => userPages.data?.pages.flatMap((p) => p.users) ?? [], [userPages.data]);
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = userPages;
-  const loadMoreUsers = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [creatingTenant, setCreatingTenant] = useState(false);
@@ -77,7 +60,7 @@ export default function SuperAdminPage() {
   const updateMemberships = useUpdateMemberships();
 
   /** Page-level actions report failures in the message bar, and success (`done`) with a notification. */
-  const attempt = async (fn: () => Promise<unknown>, fallback: string, done?: string) => {
+  const attempt = useCallback(async (fn: () => Promise<unknown>, fallback: string, done?: string) => {
     setMessage(null);
     try {
       await fn();
@@ -85,7 +68,7 @@ export default function SuperAdminPage() {
     } catch (err) {
       setMessage(messageOf(err, fallback));
     }
-  };
+  }, []);
 
   // Confirmed in ImpersonateModal, which shows a failure itself.
   const impersonate = async (target: AdminUser, reason: string | undefined) => {
@@ -97,12 +80,30 @@ export default function SuperAdminPage() {
     window.location.assign('/');
   };
 
-  const endStrayImpersonation = () =>
-    attempt(async () => {
-      const answer = await stopImpersonation();
-      establish(answer.token, answer);
-      await panel.refetch();
-    }, M.requestFailed);
+  const refetchPanel = panel.refetch;
+  const endStrayImpersonation = useCallback(
+    () =>
+      void attempt(async () => {
+        const answer = await stopImpersonation();
+        establish(answer.token, answer);
+        await refetchPanel();
+      }, M.requestFailed),
+    [attempt, establish, refetchPanel],
+  );
+  // The sections are memoised: what they are given stays the same object from one render to the next,
+  // so that typing in one section's search renders that section only.
+  const openCreateTenant = useCallback(() => setCreatingTenant(true), []);
+  const openCreateUser = useCallback(() => setCreatingUser(true), []);
+  const unarchive = unarchiveTenant.mutateAsync;
+  const onUnarchive = useCallback((t: Tenant) => void attempt(() => unarchive(t.id), M.failedUnarchiveTenant, DONE.tenantUnarchived), [attempt, unarchive]);
+  const resetDeleteTenant = deleteTenant.reset;
+  const onDeleteTenant = useCallback(
+    (t: Tenant) => {
+      resetDeleteTenant();
+      setDeletingTenant(t);
+    },
+    [resetDeleteTenant],
+  );
 
   const data = panel.data;
   const failed = panel.isError ? panel : tenantPages.isError ? tenantPages : null;
@@ -130,26 +131,17 @@ export default function SuperAdminPage() {
           onSearch={setTenantQuery}
           showArchived={showArchived}
           onShowArchived={setShowArchived}
-          onCreate={() => setCreatingTenant(true)}
+          onCreate={openCreateTenant}
           onEdit={setEditing}
           onArchive={setArchiving}
-          onUnarchive={(t) => void attempt(() => unarchiveTenant.mutateAsync(t.id), M.failedUnarchiveTenant, DONE.tenantUnarchived)}
-          onDelete={(t) => {
-            deleteTenant.reset();
-            setDeletingTenant(t);
-          }}
+          onUnarchive={onUnarchive}
+          onDelete={onDeleteTenant}
         />
         <UserManagement
-          users={userRows}
-          complete={!userPages.hasNextPage && !userPages.isLoading}
-          onNearEnd={loadMoreUsers}
-          onSearch={setSearch}
-          group={group}
-          onGroup={setGroup}
           currentUserId={user?.id ?? ''}
           impersonation={data?.impersonation ?? null}
-          onStopImpersonation={() => void endStrayImpersonation()}
-          onCreate={() => setCreatingUser(true)}
+          onStopImpersonation={endStrayImpersonation}
+          onCreate={openCreateUser}
           onManageTenants={setManaging}
           onImpersonate={setImpersonating}
           onDelete={setDeletingUser}

@@ -1,5 +1,5 @@
 import { Button, Group, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import { embedOriginsFormSchema, originLines, PUBLISHING_MESSAGES as P } from '../../../common/schemas/publishing';
 import { messageOf } from '../../api/client';
 import { useEmbedOrigins, useSaveEmbedOrigins } from '../../api/publishing';
@@ -10,7 +10,7 @@ import { useSchemaForm } from '../../lib/schemaForm';
  * The origins (intranets, websites) allowed to show the tenant's public pages in a frame; none by
  * default (docs/decisions/0120-public-pages.md).
  */
-export function EmbedOriginsForm() {
+export const EmbedOriginsForm = memo(function EmbedOriginsForm() {
   const origins = useEmbedOrigins();
   const save = useSaveEmbedOrigins();
   const form = useSchemaForm(embedOriginsFormSchema, { origins: '' });
@@ -52,4 +52,4 @@ export function EmbedOriginsForm() {
       </form>
     </Paper>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { z } from 'zod';
 import {
   createApiTokenSchema,
@@ -370,11 +370,11 @@ function WebhooksPanel() {
 }
 
 /** Tenant Settings' integrations: API tokens and webhooks (docs/api.md). */
-export function IntegrationsSection() {
+export const IntegrationsSection = memo(function IntegrationsSection() {
   return (
     <>
       <ApiTokensPanel />
       <WebhooksPanel />
     </>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
-import { useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
@@ -19,7 +19,24 @@ import { EmbedOriginsForm } from './EmbedOriginsForm';
 import { IntegrationsSection } from './IntegrationsSection';
 import { DONE, notifySuccess } from '../../lib/notify';
 
-/** Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. */
+/** The tenant's audit log: a section of its own, so that a search among the users does not render it again. */
+const TenantAuditLog = memo(function TenantAuditLog() {
+  const audit = useTenantAudit();
+  return (
+    <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-audit-log">
+      <Title order={2} size="h3" id="tenant-audit-log" mb="md">
+        Audit Log
+      </Title>
+      <AuditLogTable audit={audit} />
+    </Paper>
+  );
+});
+
+/**
+ * Tenant Settings (spec section 2): a tenant admin manages the users of their tenant. The sections
+ * below the users (integrations, audit log, embedding) are memoised: typing in the users' search
+ * renders the users' section, not them.
+ */
 export default function TenantSettingsPage() {
   const { user, tenant } = useSession();
   // The server searches; the box tells once typing pauses (SearchInput).
@@ -32,7 +49,6 @@ export default function TenantSettingsPage() {
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
   const createUser = useCreateTenantUser();
   const deleteUser = useDeleteTenantUser();
-  const audit = useTenantAudit();
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [adding, setAdding] = useState(false);
@@ -77,12 +93,7 @@ export default function TenantSettingsPage() {
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}
       </Paper>
       <IntegrationsSection />
-      <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-audit-log">
-        <Title order={2} size="h3" id="tenant-audit-log" mb="md">
-          Audit Log
-        </Title>
-        <AuditLogTable audit={audit} />
-      </Paper>
+      <TenantAuditLog />
       <Stack mt="md">
         <EmbedOriginsForm />
       </Stack>

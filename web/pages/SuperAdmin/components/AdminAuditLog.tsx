@@ -1,5 +1,5 @@
 import { Group, Paper, Text, Title } from '@mantine/core';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { PLATFORM_LOG, useAdminAudit } from '../../../api/audit';
 import { AuditLogTable } from '../../../components/AuditLogTable';
 import { TenantSelect } from './TenantSelect';
@@ -11,7 +11,7 @@ const PLATFORM_OPTION = [{ value: PLATFORM_LOG, label: 'Platform (no tenant)' }]
  * that belong to no tenant). The tenant is found by a search on the server; the entries carry
  * their tenant's name.
  */
-export function AdminAuditLog() {
+export const AdminAuditLog = memo(function AdminAuditLog() {
   const [choice, setChoice] = useState<string | null>(null);
   const audit = useAdminAudit(choice);
   return (
@@ -39,4 +39,4 @@ export function AdminAuditLog() {
       )}
     </Paper>
   );
-}
+});

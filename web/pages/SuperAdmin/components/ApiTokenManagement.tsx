@@ -1,5 +1,5 @@
 import { Alert, Group, Paper, Switch, Text, Title } from '@mantine/core';
-import { useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { INTEGRATION_MESSAGES } from '../../../../common/schemas/integrations';
 import { messageOf } from '../../../api/client';
 import { useAdminApiTokenPages, useAdminRevokeApiToken, type AdminApiToken } from '../../../api/integrations';
@@ -16,7 +16,7 @@ const keyOf = (t: AdminApiToken) => t.id;
  * server and loaded a page at a time as the panel's other tables (docs/decisions/0135-admin-api-tokens.md);
  * any of them can be revoked after a confirmation.
  */
-export function ApiTokenManagement() {
+export const ApiTokenManagement = memo(function ApiTokenManagement() {
   const [query, setQuery] = useState('');
   const [showRevoked, setShowRevoked] = useState(false);
   const pages = useAdminApiTokenPages(query, showRevoked);
@@ -64,4 +64,4 @@ export function ApiTokenManagement() {
       <RevokeApiTokenDialog token={revoking} revoke={revoke} onClose={() => setRevoking(null)} />
     </Paper>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { Badge, Button, Group, Paper, Switch, Table, Text, Title } from '@mantine/core';
-import { useCallback } from 'react';
+import { memo, useCallback } from 'react';
 import { PagedTable } from '../../../components/PagedTable';
 import { SearchInput } from '../../../components/SearchInput';
 import type { Tenant } from '../../../api/tenants';
@@ -7,6 +7,7 @@ import type { Tenant } from '../../../api/tenants';
 const HEADINGS = ['Name', 'Slug', 'Status', 'Created', 'Actions'];
 const keyOf = (t: Tenant) => t.id;
 
+/** Stable functions and values: the section renders again only when one of them changes. */
 interface Props {
   tenants: Tenant[];
   /** False while the server has more tenants matching the search than those loaded. */
@@ -26,7 +27,7 @@ interface Props {
 export const formatDate = (iso: string) => new Date(iso).toLocaleDateString();
 
 /** Tenant Management: the tenant table with its actions, searched by name or slug on the server. */
-export function TenantManagement(p: Props) {
+export const TenantManagement = memo(function TenantManagement(p: Props) {
   const { onEdit, onArchive, onUnarchive, onDelete } = p;
   // The rows come a page at a time and only those near the viewport are in the page, so ten
   // thousand tenants show as quickly as twenty (docs/decisions/0114-paged-lists.md).
@@ -104,4 +105,4 @@ export function TenantManagement(p: Props) {
       ) : null}
     </Paper>
   );
-}
+});

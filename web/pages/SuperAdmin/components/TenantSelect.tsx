@@ -1,11 +1,11 @@
 import { Select, type SelectProps } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useMemo, useState } from 'react';
-import { SEARCH_DEBOUNCE_MS } from '../../../../common/limits';
+import { SEARCH_DEBOUNCE_MS, SELECTOR_OPTIONS_PAGE } from '../../../../common/limits';
 import { useTenantOptions } from '../../../api/admin';
 
 /** Options a tenant selector offers: at most this many, whatever the installation holds. */
-export const TENANT_OPTIONS_PAGE = 20;
+export const TENANT_OPTIONS_PAGE = SELECTOR_OPTIONS_PAGE;
 
 type Option = { value: string; label: string };
 

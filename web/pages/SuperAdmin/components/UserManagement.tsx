@@ -1,8 +1,8 @@
 import { Alert, Badge, Button, Group, NativeSelect, Paper, Table, Text, Title } from '@mantine/core';
-import { useCallback } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { PagedTable } from '../../../components/PagedTable';
 import { SearchInput } from '../../../components/SearchInput';
-import type { AdminUser, PanelData } from '../../../api/admin';
+import { useAdminUserPages, type AdminUser, type PanelData } from '../../../api/admin';
 import { roleLabel } from '../../../lib/roles';
 
 export type GroupFilter = 'all' | 'manual' | 'entra_auto';
@@ -10,15 +10,8 @@ export type GroupFilter = 'all' | 'manual' | 'entra_auto';
 const HEADINGS = ['Name', 'Email', 'Role', 'User Group', 'Tenant', 'Actions'];
 const keyOf = (u: AdminUser) => u.id;
 
+/** Stable functions and values: the section renders again only when one of them changes. */
 interface Props {
-  users: AdminUser[];
-  /** False while the server has more users matching the search than those loaded. */
-  complete: boolean;
-  onNearEnd: () => void;
-  /** Told the search once typing pauses; a stable function. */
-  onSearch: (search: string) => void;
-  group: GroupFilter;
-  onGroup: (group: GroupFilter) => void;
   currentUserId: string;
   impersonation: PanelData['impersonation'];
   onStopImpersonation: () => void;
@@ -30,11 +23,25 @@ interface Props {
 
 const groupLabel = (group: AdminUser['user_group']) => (group === 'entra_auto' ? 'Auto-Provisioned' : 'Manual');
 
-/** User Management: search by name or email, filter by user group, act on other users. */
-export function UserManagement(p: Props) {
+/**
+ * User Management: search by name or email, filter by user group, act on other users. The search
+ * and the filter are the section's own state, so that typing renders this section and nothing
+ * else of the panel.
+ */
+export const UserManagement = memo(function UserManagement(p: Props) {
   const impersonating = p.impersonation !== null;
   const { currentUserId, onManageTenants, onImpersonate, onDelete } = p;
-  // The server searches and filters (name or email, user group); the rows come a page at a time.
+  // The server searches every tenant's users once typing pauses (SearchInput), as the catalog's
+  // search does, and filters them by group; the rows come a page at a time.
+  const [search, setSearch] = useState('');
+  const [group, setGroup] = useState<GroupFilter>('all');
+  const pages = useAdminUserPages(search, group);
+  const users = useMemo(() => pages.data?.pages.flatMap((page) => page.users) ?? [], [pages.data]);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
+  const loadMore = useCallback(() => {
+    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const complete = !hasNextPage && !pages.isLoading;
   const cells = useCallback(
     (u: AdminUser) => (
       <>
@@ -97,11 +104,11 @@ export function UserManagement(p: Props) {
         </Alert>
       ) : null}
       <Group mb="md" wrap="wrap">
-        <SearchInput label="Search users" placeholder="Search by name or email" onSearch={p.onSearch} miw={260} />
+        <SearchInput label="Search users" placeholder="Search by name or email" onSearch={setSearch} miw={260} />
         <NativeSelect
           label="User group"
-          value={p.group}
-          onChange={(e) => p.onGroup(e.currentTarget.value as GroupFilter)}
+          value={group}
+          onChange={(e) => setGroup(e.currentTarget.value as GroupFilter)}
           data={[
             { value: 'all', label: 'All User Groups' },
             { value: 'manual', label: 'Manual Only' },
@@ -109,12 +116,12 @@ export function UserManagement(p: Props) {
           ]}
         />
       </Group>
-      <PagedTable label="Users" headings={HEADINGS} rows={p.users} rowKey={keyOf} cells={cells} complete={p.complete} onNearEnd={p.onNearEnd} minWidth={760} />
-      {p.complete && p.users.length === 0 ? (
+      <PagedTable label="Users" headings={HEADINGS} rows={users} rowKey={keyOf} cells={cells} complete={complete} onNearEnd={loadMore} minWidth={760} />
+      {complete && users.length === 0 ? (
         <Text c="dimmed" mt="sm">
           No users found.
         </Text>
       ) : null}
     </Paper>
   );
-}
+});
