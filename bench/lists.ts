@@ -217,13 +217,13 @@ async function cellAndSnapshots(c: pg.Client, tenantId: string, changes: number,
   return { serviceId, aspectId };
 }
 
-interface Built {
+export interface Built {
   tenantIds: Record<Side, string>;
   cell: Record<Side, { serviceId: string; aspectId: string }>;
 }
 
 /** Step 2: the small installation (20 tenants; the baseline tenant full, the large one empty). */
-async function buildSmall(url: string): Promise<Built> {
+export async function buildSmall(url: string): Promise<Built> {
   return withClient(url, async (c) => {
     await c.query('begin');
     const { password_hash: hash } = await one(c, `update users set name = 'Super Admin (bench)' where email = $1 returning password_hash`, [ADMIN.email]);
@@ -253,7 +253,7 @@ async function buildSmall(url: string): Promise<Built> {
 }
 
 /** Step 3: the large installation. */
-async function buildLarge(url: string, sizes: ListSizes, built: Built): Promise<void> {
+export async function buildLarge(url: string, sizes: ListSizes, built: Built): Promise<void> {
   await withClient(url, async (c) => {
     await c.query('begin');
     const large = built.tenantIds.large;
@@ -319,7 +319,7 @@ async function apiFigure(client: Client, path: string, slug: string | undefined,
 // ---------------------------------------------------------------------------------------------
 // Browser figures
 
-async function signedIn(browser: Browser, base: string, email: string): Promise<BrowserContext> {
+export async function signedIn(browser: Browser, base: string, email: string): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   const page = await context.newPage();
   await page.goto(`${base}/login`);
@@ -415,7 +415,7 @@ interface Side3 {
 }
 
 /** `runs` measured openings (after one not counted) of a page in a context. */
-async function pageRuns(
+export async function pageRuns(
   context: BrowserContext,
   base: string,
   path: string,
@@ -442,7 +442,7 @@ async function pageRuns(
 }
 
 /** Median over runs for each key, then the median and the largest of those (a run's missing box: null). */
-function keyStats(side: Side3, box: number): { median: number; slowest: number; slowestInput: number } | null {
+export function keyStats(side: Side3, box: number): { median: number; slowest: number; slowestInput: number } | null {
   const runs = side.searches.map((s) => s[box]).filter((s): s is KeyTimes[] => s !== null && s !== undefined);
   if (!runs.length) return null;
   const perKey = KEYS.map((_, k) => median(runs.map((r) => r[k]!.settled)));
@@ -489,20 +489,22 @@ function keyFigures(section: string, box: string, large: Side3, base: Side3, ind
   const l = keyStats(large, index);
   const b = keyStats(base, index);
   const skipped = !l || !b ? missingNote : undefined;
-  const f = (name: string, pick: (s: NonNullable<ReturnType<typeof keyStats>>) => number): ListFigure => ({
+  // The keystroke itself (to the next frame) is held under 50 ms; the list settling after it, to the
+  // ratio as every other time (docs/decisions/0114-paged-lists.md).
+  const f = (name: string, pick: (s: NonNullable<ReturnType<typeof keyStats>>) => number, keystroke: boolean): ListFigure => ({
     section,
     name: `${box}: ${name} (ms)`,
     unit: 'ms',
     value: l ? pick(l) : null,
     baseline: b ? pick(b) : null,
     maxRatio: MAX_RATIO,
-    maxValue: MAX_KEYSTROKE_MS,
+    ...(keystroke ? { maxValue: MAX_KEYSTROKE_MS } : {}),
     skipped,
   });
   return [
-    f('keystroke to list settled, median key', (s) => s.median),
-    f('keystroke to list settled, slowest key', (s) => s.slowest),
-    f('keystroke to next frame, slowest key', (s) => s.slowestInput),
+    f('keystroke to list settled, median key', (s) => s.median, false),
+    f('keystroke to list settled, slowest key', (s) => s.slowest, false),
+    f('keystroke to next frame, slowest key', (s) => s.slowestInput, true),
   ];
 }
 
@@ -515,7 +517,7 @@ const firstOf = async (client: Client, path: string, slug: string | undefined, p
 };
 
 /** The panel's first rows (a tenant and a user), and the panel measured. */
-async function measurePanel(browser: Browser, server: RunningServer, admin: Client, runs: number, log: (l: string) => void, label: string): Promise<Side3> {
+export async function measurePanel(browser: Browser, server: RunningServer, admin: Client, runs: number, log: (l: string) => void, label: string): Promise<Side3> {
   // The first tenant in the panel's order (name, then id); a server without tenant paging answers them all.
   const tenant = await firstOf(admin, '/api/admin/panel-data?tenantsLimit=1&limit=1', undefined, (b) => b.tenants?.[0]?.name).catch(() =>
     firstOf(admin, '/api/admin/panel-data?limit=1', undefined, (b) => b.tenants?.[0]?.name),
@@ -720,7 +722,7 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
           `Median over runs for each key; "median key" and "slowest key" are over the ${KEYS.length} keys.`,
         `API: median of ${o.apiCalls} GETs after two not counted, by a client over loopback accepting gzip (as a browser), the body read and decoded; the size is the JSON's, uncompressed. ` +
           `On the wire, gzip asked for, for the large lists: services ${servicesUnpaged.large.gzipKb.toFixed(0)} KB unpaged, users ${usersUnpaged.large.gzipKb.toFixed(0)} KB unpaged, panel-data ${panelData.gzipKb.toFixed(0)} KB, history ${history.large.gzipKb.toFixed(0)} KB.`,
-        `Targets: each time under ${MAX_RATIO}× its 20-item figure, each keystroke under ${MAX_KEYSTROKE_MS} ms, each answer under 1 MB (${MAX_ANSWER_KB} KB). A size's ratio is shown, without a target: a page of 100 holds 5 times 20.`,
+        `Targets: each time under ${MAX_RATIO}× its 20-item figure, each keystroke (key down to the next frame painted) under ${MAX_KEYSTROKE_MS} ms, each answer under 1 MB (${MAX_ANSWER_KB} KB). A size's ratio is shown, without a target: a page of 100 holds 5 times 20.`,
         `API calls the pages made (large side, typed search terms shown as …): Dashboard ${calls(page.large.dashboard)}; Tenant Settings ${calls(page.large.users)}; super admin panel ${calls(panel)}; Service Settings ${calls(page.large.snapshots)}.`,
       );
       if (!tenantBox) notes.push("The super admin panel has no 'Search tenants' box at this commit: its keystroke figures are left out.");
