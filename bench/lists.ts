@@ -517,7 +517,14 @@ const firstOf = async (client: Client, path: string, slug: string | undefined, p
 };
 
 /** The panel's first rows (a tenant and a user), and the panel measured. */
-export async function measurePanel(browser: Browser, server: RunningServer, admin: Client, runs: number, log: (l: string) => void, label: string): Promise<Side3> {
+export async function measurePanel(
+  browser: Browser,
+  server: RunningServer,
+  admin: Client,
+  runs: number,
+  log: (l: string) => void,
+  label: string,
+): Promise<Side3> {
   // The first tenant in the panel's order (name, then id); a server without tenant paging answers them all.
   const tenant = await firstOf(admin, '/api/admin/panel-data?tenantsLimit=1&limit=1', undefined, (b) => b.tenants?.[0]?.name).catch(() =>
     firstOf(admin, '/api/admin/panel-data?limit=1', undefined, (b) => b.tenants?.[0]?.name),
