@@ -1,7 +1,7 @@
 import './dashboard.css';
 import { Button, Checkbox, Group, Loader, SegmentedControl, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
 import { NOTIFICATION_AUTOCLOSE_MS } from '../../../common/limits';
@@ -19,6 +19,9 @@ import { InvitationNotices } from './InvitationNotices';
 import { ServiceCollection } from './ServiceCollection';
 import type { ServiceActions } from './ServiceActionsMenu';
 import { DONE, notifySuccess } from '../../lib/notify';
+import { usePagedRows } from '../../lib/pagedRows';
+
+const servicesOf = (page: ServiceList) => page.services;
 
 /** Dashboard errors appear in a closable notification that closes itself after a while (spec section 8). */
 function notifyError(message: string) {
@@ -55,17 +58,13 @@ export function DashboardPage() {
   }, [services.isError, services.error]);
 
   const pages = services.data?.pages;
-  const visible = useMemo(() => pages?.flatMap((p) => p.services) ?? [], [pages]);
+  const { rows: visible, loadMore } = usePagedRows(services, servicesOf);
   // Each page says what the caller may do on its own services; the default is the same on every page.
   const listPermissions = useMemo((): ServiceList['permissions'] | undefined => {
     if (!pages?.length) return undefined;
     return { default: pages[0]!.permissions.default, services: Object.assign({}, ...pages.map((p) => p.permissions.services)) };
   }, [pages]);
   const anyActions = Boolean(listPermissions?.default.canAdmin || Object.values(listPermissions?.services ?? {}).some((p) => p.canAdmin));
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = services;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
   // Stable for the page's life (`mutate` is): the memoised cards and rows are not rendered again
   // when the search, the view or a page of services changes around them.
@@ -142,7 +141,7 @@ export function DashboardPage() {
             permissions={listPermissions}
             anyActions={anyActions}
             actions={actions}
-            complete={!hasNextPage}
+            complete={!services.hasNextPage}
             onNearEnd={loadMore}
           />
         )}

@@ -1,5 +1,5 @@
 import { Button, Stack } from '@mantine/core';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
@@ -24,6 +24,9 @@ import { UserManagement } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';
 import { ApiTokenManagement } from './components/ApiTokenManagement';
 import { DONE, notifySuccess } from '../../lib/notify';
+import { usePagedRows } from '../../lib/pagedRows';
+
+const tenantsOf = (page: { tenants: Tenant[] }) => page.tenants;
 
 /** The super admin panel (spec section 2): tenants, users across tenants, impersonation, every tenant's API tokens. */
 export default function SuperAdminPage() {
@@ -33,12 +36,7 @@ export default function SuperAdminPage() {
   // The tenants as the users: searched by the server once typing pauses, loaded a page at a time.
   const [tenantQuery, setTenantQuery] = useState('');
   const tenantPages = useAdminTenantPages(tenantQuery, showArchived);
-  const tenantRows = useMemo(() => tenantPages.data?.pages.flatMap((p) => p.tenants) ?? [], [tenantPages.data]);
-  const moreTenants = tenantPages.hasNextPage && !tenantPages.isFetchingNextPage;
-  const fetchNextTenants = tenantPages.fetchNextPage;
-  const loadMoreTenants = useCallback(() => {
-    if (moreTenants) void fetchNextTenants();
-  }, [moreTenants, fetchNextTenants]);
+  const { rows: tenantRows, loadMore: loadMoreTenants } = usePagedRows(tenantPages, tenantsOf);
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [creatingTenant, setCreatingTenant] = useState(false);

@@ -1,5 +1,5 @@
 import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
@@ -18,8 +18,11 @@ import { TenantUserTable } from './TenantUserTable';
 import { EmbedOriginsForm } from './EmbedOriginsForm';
 import { IntegrationsSection } from './IntegrationsSection';
 import { DONE, notifySuccess } from '../../lib/notify';
+import { usePagedRows } from '../../lib/pagedRows';
 
 /** The tenant's audit log: a section of its own, so that a search among the users does not render it again. */
+const usersOf = (page: { users: TenantUser[] }) => page.users;
+
 const TenantAuditLog = memo(function TenantAuditLog() {
   const audit = useTenantAudit();
   return (
@@ -42,11 +45,7 @@ export default function TenantSettingsPage() {
   // The server searches; the box tells once typing pauses (SearchInput).
   const [search, setSearch] = useState('');
   const users = useTenantUserPages(search);
-  const rows = useMemo(() => users.data?.pages.flatMap((p) => p.users) ?? [], [users.data]);
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = users;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const { rows, loadMore } = usePagedRows(users, usersOf);
   const createUser = useCreateTenantUser();
   const deleteUser = useDeleteTenantUser();
   const [message, setMessage] = useState<string | null>(null);

@@ -1,5 +1,5 @@
 import { Alert, Group, Paper, Switch, Text, Title } from '@mantine/core';
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import { INTEGRATION_MESSAGES } from '../../../../common/schemas/integrations';
 import { messageOf } from '../../../api/client';
 import { useAdminApiTokenPages, useAdminRevokeApiToken, type AdminApiToken } from '../../../api/integrations';
@@ -7,9 +7,11 @@ import { ApiTokenCells, apiTokenHeadings } from '../../../components/ApiTokenCel
 import { PagedTable } from '../../../components/PagedTable';
 import { RevokeApiTokenDialog } from '../../../components/RevokeApiTokenDialog';
 import { SearchInput } from '../../../components/SearchInput';
+import { usePagedRows } from '../../../lib/pagedRows';
 
 const HEADINGS = apiTokenHeadings(true);
 const keyOf = (t: AdminApiToken) => t.id;
+const tokensOf = (page: { tokens: AdminApiToken[] }) => page.tokens;
 
 /**
  * Every tenant's API tokens, newest first, searched by the token's or the tenant's name on the
@@ -20,15 +22,11 @@ export const ApiTokenManagement = memo(function ApiTokenManagement() {
   const [query, setQuery] = useState('');
   const [showRevoked, setShowRevoked] = useState(false);
   const pages = useAdminApiTokenPages(query, showRevoked);
-  const rows = useMemo(() => pages.data?.pages.flatMap((p) => p.tokens) ?? [], [pages.data]);
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+  const { rows, loadMore } = usePagedRows(pages, tokensOf);
   const revoke = useAdminRevokeApiToken();
   const [revoking, setRevoking] = useState<AdminApiToken | null>(null);
   const cells = useCallback((t: AdminApiToken) => <ApiTokenCells token={t} services={t.service_names} revokedAt={t.revoked_at} onRevoke={setRevoking} />, []);
-  const complete = !hasNextPage && !pages.isLoading;
+  const complete = !pages.hasNextPage && !pages.isLoading;
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="api-token-management">

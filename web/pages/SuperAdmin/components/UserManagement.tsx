@@ -1,14 +1,16 @@
 import { Alert, Badge, Button, Group, NativeSelect, Paper, Table, Text, Title } from '@mantine/core';
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import { PagedTable } from '../../../components/PagedTable';
 import { SearchInput } from '../../../components/SearchInput';
 import { useAdminUserPages, type AdminUser, type PanelData } from '../../../api/admin';
+import { usePagedRows } from '../../../lib/pagedRows';
 import { roleLabel } from '../../../lib/roles';
 
 export type GroupFilter = 'all' | 'manual' | 'entra_auto';
 
 const HEADINGS = ['Name', 'Email', 'Role', 'User Group', 'Tenant', 'Actions'];
 const keyOf = (u: AdminUser) => u.id;
+const usersOf = (page: { users: AdminUser[] }) => page.users;
 
 /** Stable functions and values: the section renders again only when one of them changes. */
 interface Props {
@@ -36,12 +38,8 @@ export const UserManagement = memo(function UserManagement(p: Props) {
   const [search, setSearch] = useState('');
   const [group, setGroup] = useState<GroupFilter>('all');
   const pages = useAdminUserPages(search, group);
-  const users = useMemo(() => pages.data?.pages.flatMap((page) => page.users) ?? [], [pages.data]);
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pages;
-  const loadMore = useCallback(() => {
-    if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
-  const complete = !hasNextPage && !pages.isLoading;
+  const { rows: users, loadMore } = usePagedRows(pages, usersOf);
+  const complete = !pages.hasNextPage && !pages.isLoading;
   const cells = useCallback(
     (u: AdminUser) => (
       <>
