@@ -185,7 +185,7 @@ test.describe('Catalog', () => {
     await expect(category).toHaveValue(/^Group of Regroup/);
     await expectAccessible(page, 'edit aspect modal with its category');
     await category.click();
-    await page.locator('.mantine-Select-option', { hasText: 'Later' }).click();
+    await page.getByRole('listbox', { name: 'Category' }).getByRole('option', { name: 'Later' }).click();
     await expect(category).toHaveValue('Later');
     await editAspect.getByRole('button', { name: 'Save Changes' }).click();
     await expect(editAspect).toBeHidden();

@@ -294,7 +294,7 @@ test.describe('service settings', () => {
     await dialog.getByRole('button', { name: 'Move Service' }).click();
     await expect(dialog.getByText('Please select a target tenant')).toBeVisible();
     await dialog.getByRole('combobox', { name: 'Target tenant' }).click();
-    await page.locator('.mantine-Select-option', { hasText: targetName }).click();
+    await page.getByRole('listbox', { name: 'Target tenant' }).getByRole('option', { name: targetName }).click();
     await dialog.getByRole('button', { name: 'Move Service' }).click();
     await expect(page).toHaveURL('/');
     expect(alerts).toContain('Service moved successfully');
