@@ -7,6 +7,12 @@ export const ICON_ACCEPTED_EXTENSIONS = ['jpg', 'jpeg', 'png', 'gif', 'svg'] as 
 export const SEARCH_DEBOUNCE_MS = 300;
 /** Options a selector of users or tenants shows at once, whatever the installation holds (issue 25): the rest are found by typing. */
 export const SELECTOR_OPTIONS_PAGE = 20;
+/**
+ * The most tenants a super admin's session answer lists in `availableTenants` (every active tenant
+ * otherwise): the first by name, with the tenant in use and the person's own tenant always
+ * among them. `availableTenantsTotal` says how many there are; the rest are found by searching.
+ */
+export const SESSION_TENANTS_CAP = 100;
 export const NOTIFICATION_AUTOCLOSE_MS = 5000;
 export const DELETE_CONFIRMATION_WORD = 'DELETE';
 export const IMPORT_EXTENSION = '.catalog';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { M } from '../messages';
-import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../limits';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, SESSION_TENANTS_CAP } from '../limits';
 import { EMAIL_PATTERN, requiredString } from './fields';
 import { tenantPermissionsSchema } from '../permissions';
 import { isoDateTime } from './api';
@@ -20,7 +20,12 @@ export type LoginInput = z.infer<typeof loginSchema>;
 export const sessionSchema = z.object({
   user: userViewSchema,
   tenant: tenantViewSchema.nullable().describe('The tenant worked in; null for a super admin whose every tenant is archived'),
-  availableTenants: z.array(tenantViewSchema),
+  availableTenants: z
+    .array(tenantViewSchema)
+    .describe(
+      `The tenants to switch to, by name: a super admin's at most ${SESSION_TENANTS_CAP}, the tenant worked in and the user's own tenant always among them`,
+    ),
+  availableTenantsTotal: z.number().int().describe('How many tenants the user may switch to; more than availableTenants lists when it reached its cap'),
   permissions: tenantPermissionsSchema,
 });
 

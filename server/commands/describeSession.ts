@@ -10,18 +10,20 @@ import { acceptInvitationsOfMember } from './invitations';
 
 /**
  * What the browser keeps for a session: the user, the tenant to work in and every tenant the user
- * may switch to. The preferred tenant wins when it is available; then the primary tenant; then the
+ * may switch to (at most SESSION_TENANTS_CAP of them, with the count of all). The preferred tenant wins when it is available; then the primary tenant; then the
  * first available one. `permissions` says what the caller may do in the tenant (the access layer's
  * answer), so the web app shows only what the server accepts.
  */
 export async function describeSession(db: Executor, user: UserWithTenants, superAdmin: boolean, preferred?: TenantRow | null) {
-  const available = await listAvailableTenants(db, user, superAdmin);
+  const always = preferred ? [preferred.id, user.tenantId] : [user.tenantId];
+  const { tenants: available, total } = await listAvailableTenants(db, user, superAdmin, always);
   const tenant = (preferred && available.find((t) => t.id === preferred.id)) ?? available.find((t) => t.id === user.tenantId) ?? available[0] ?? null;
   const primary = available.find((t) => t.id === user.tenantId);
   return {
     user: presentUser(user, primary?.name ?? tenant?.name ?? null),
     tenant: tenant ? presentTenant(tenant) : null,
     availableTenants: available.map(presentTenant),
+    availableTenantsTotal: total,
     permissions: tenantPermissions({ userId: user.id, role: user.role, superAdmin }),
   };
 }

@@ -6,7 +6,7 @@ import { useAdminMutation, type Tenant } from './tenants';
 import type { SessionUser } from './storage';
 import type { MembershipsInput } from '../../common/schemas/users';
 
-export type AdminUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating'>;
+export type AdminUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'availableTenantsTotal' | 'impersonating'>;
 
 export interface PanelData {
   tenants: Tenant[];

@@ -4,12 +4,13 @@ import type { ReceivedInvitation } from '../../common/schemas/invitations';
 import { request } from './client';
 import type { SessionTenant, SessionUser } from './storage';
 
-type PresentedUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'impersonating' | 'permissions'>;
+type PresentedUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'availableTenantsTotal' | 'impersonating' | 'permissions'>;
 
 export interface SessionAnswer {
   user: PresentedUser;
   tenant: SessionTenant | null;
   availableTenants: SessionTenant[];
+  availableTenantsTotal?: number;
   permissions?: TenantPermissions;
   impersonating?: { isImpersonating: boolean; reason?: string | null };
   /** Invitations to other tenants waiting for the person's answer. */

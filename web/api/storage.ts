@@ -32,6 +32,11 @@ export interface SessionUser {
   /** Browser session extras: the tenant in use and every tenant the user may switch to. */
   tenant: SessionTenant | null;
   availableTenants: SessionTenant[];
+  /**
+   * How many tenants the user may switch to: more than availableTenants holds when the session's
+   * list reached its cap (a super admin of many tenants), the rest found by searching.
+   */
+  availableTenantsTotal?: number;
   /** Set while a super admin impersonates this user. */
   impersonating?: boolean;
   /** The reason the super admin gave for the impersonation, if any. */

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { SELECTOR_OPTIONS_PAGE } from '../../common/limits';
 import type { SessionTenant } from '../api/storage';
 import { useSession } from '../session/SessionProvider';
+import { TenantSelect } from './TenantSelect';
 
 /**
  * Up to this many tenants the switcher is the browser's own dropdown. A super admin may reach ten
@@ -25,20 +26,34 @@ export function TenantSwitcher() {
       </Text>
     );
   }
-  const choose = (id: string | null) => {
-    const next = tenants.find((t: SessionTenant) => t.id === id);
+  const choose = (id: string | null, found?: SessionTenant) => {
+    const next = found ?? tenants.find((t: SessionTenant) => t.id === id);
     if (next && next.id !== tenant.id) switchTenant(next);
   };
   // A long name is cut short in the closed select (its options and title show it in full), so the
   // header's other controls keep their room.
   const common = { 'aria-label': 'Tenant', size: 'xs', w: '16rem', maw: '100%', title: tenant.name } as const;
+  if ((user.availableTenantsTotal ?? 0) > tenants.length) {
+    // The session lists the first tenants only (SESSION_TENANTS_CAP): the server searches them all.
+    return (
+      <TenantSelect
+        {...common}
+        value={tenant.id}
+        selected={{ value: tenant.id, label: tenant.name }}
+        onChange={choose}
+        includeArchived={false}
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: false }}
+      />
+    );
+  }
   if (tenants.length > NATIVE_SWITCHER_MAX) {
     return (
       <Select
         {...common}
         data={data}
         value={tenant.id}
-        onChange={choose}
+        onChange={(id) => choose(id)}
         searchable
         limit={SELECTOR_OPTIONS_PAGE}
         allowDeselect={false}

@@ -28,6 +28,7 @@ export function toSessionUser(answer: SessionAnswer): SessionUser {
     ...answer.user,
     tenant: answer.tenant,
     availableTenants: answer.availableTenants,
+    availableTenantsTotal: answer.availableTenantsTotal,
     impersonating: Boolean(answer.impersonating?.isImpersonating),
     impersonationReason: answer.impersonating?.reason ?? null,
     permissions: answer.permissions,

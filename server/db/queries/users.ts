@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
+import { SESSION_TENANTS_CAP } from '../../../common/limits';
 import { impersonations, revokedTokens, tenantMemberships, tenants, users } from '../schema';
 
 export type UserRow = typeof users.$inferSelect;
@@ -70,11 +71,39 @@ export async function findTenantById(db: Executor, id: string): Promise<TenantRo
 }
 
 /** The active tenants a user may work in: every active tenant for a super admin. */
-export async function listAvailableTenants(db: Executor, user: UserWithTenants, superAdmin: boolean): Promise<TenantRow[]> {
+/**
+ * The active tenants a person may switch to, by name: their memberships; a super admin's every
+ * tenant, at most SESSION_TENANTS_CAP of them, then those of `always` (the tenant worked in, the
+ * person's own) that the cap left out. `total` counts them all.
+ */
+export async function listAvailableTenants(
+  db: Executor,
+  user: UserWithTenants,
+  superAdmin: boolean,
+  always: string[] = [],
+): Promise<{ tenants: TenantRow[]; total: number }> {
   const where = superAdmin
     ? eq(tenants.archived, false)
     : and(eq(tenants.archived, false), inArray(tenants.id, user.tenantIds.length ? user.tenantIds : [user.tenantId]));
-  return db.select().from(tenants).where(where).orderBy(tenants.name);
+  const query = db
+    .select({ tenant: tenants, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(tenants)
+    .where(where)
+    .orderBy(tenants.name);
+  const rows = await (superAdmin ? query.limit(SESSION_TENANTS_CAP) : query);
+  const listed = rows.map((r) => r.tenant);
+  const total = rows[0]?.total ?? 0;
+  const missing = [...new Set(always)].filter((id) => !listed.some((t) => t.id === id));
+  if (total > listed.length && missing.length) {
+    listed.push(
+      ...(await db
+        .select()
+        .from(tenants)
+        .where(and(where, inArray(tenants.id, missing)))
+        .orderBy(tenants.name)),
+    );
+  }
+  return { tenants: listed, total };
 }
 
 export type ImpersonationRow = typeof impersonations.$inferSelect;

@@ -236,6 +236,9 @@ export default function ServiceSettingsPage() {
           serviceId={service.id}
           serviceName={service.name}
           tenants={otherTenants}
+          searchAll={
+            user && (user.availableTenantsTotal ?? 0) > user.availableTenants.length ? { currentTenantId: tenant?.id ?? service.tenant_id } : undefined
+          }
           opened={moveOpen}
           onClose={() => setMoveOpen(false)}
           onMoved={() => {

@@ -18,7 +18,7 @@ import { createAdminUserSchema } from '../../../common/schemas/users';
 import { ImpersonateModal } from './components/ImpersonateModal';
 import { MembershipsModal } from './components/MembershipsModal';
 import { CreateTenantModal, EditTenantModal } from './components/TenantModals';
-import { TenantSelect } from './components/TenantSelect';
+import { TenantSelect } from '../../components/TenantSelect';
 import { TenantManagement } from './components/TenantManagement';
 import { UserManagement } from './components/UserManagement';
 import { AdminAuditLog } from './components/AdminAuditLog';

@@ -2,7 +2,7 @@ import { Group, Paper, Text, Title } from '@mantine/core';
 import { memo, useState } from 'react';
 import { PLATFORM_LOG, useAdminAudit } from '../../../api/audit';
 import { AuditLogTable } from '../../../components/AuditLogTable';
-import { TenantSelect } from './TenantSelect';
+import { TenantSelect } from '../../../components/TenantSelect';
 
 const PLATFORM_OPTION = [{ value: PLATFORM_LOG, label: 'Platform (no tenant)' }];
 

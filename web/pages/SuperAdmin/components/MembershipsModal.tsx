@@ -12,7 +12,7 @@ import { ModalForm } from '../../../components/ModalForm';
 import { notifySuccess } from '../../../lib/notify';
 import { useFreshOnOpen, useSchemaForm } from '../../../lib/schemaForm';
 import { useSubmit } from '../../../lib/useSubmit';
-import { TENANT_OPTIONS_PAGE } from './TenantSelect';
+import { TENANT_OPTIONS_PAGE } from '../../../components/TenantSelect';
 
 const MEMBERSHIPS_SAVED = 'Tenant memberships saved.';
 
