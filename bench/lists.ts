@@ -570,7 +570,15 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
 
     // Step 2: the super admin panel and the baseline tenant's users, on the small installation.
     let server = await startServer(serverOptions);
-    let small: { panel: Side3; panelData: ApiFigure; tenantList: ApiFigure | null; adminUsers: ApiFigure; baseUsers: ApiFigure; installation: string };
+    let small: {
+      panel: Side3;
+      panelData: ApiFigure;
+      tenantList: ApiFigure | null;
+      adminUsers: ApiFigure;
+      baseUsers: ApiFigure;
+      session: ApiFigure;
+      installation: string;
+    };
     try {
       const admin = new Client(server.url);
       await admin.signIn(ADMIN.email, ADMIN.password);
@@ -584,6 +592,7 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
         tenantList: panelTenantsCall(panel.apiCalls) ? await apiFigure(admin, panelTenantsCall(panel.apiCalls)!, undefined, o.apiCalls) : null,
         adminUsers: await apiFigure(admin, '/api/admin/users?search=&limit=100', undefined, o.apiCalls),
         baseUsers: await apiFigure(base, '/api/users', TENANT.base.slug, o.apiCalls),
+        session: await apiFigure(admin, '/api/auth/me', undefined, o.apiCalls),
         installation: await counts(database.url, built, true),
       };
     } finally {
@@ -665,6 +674,7 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
       const tenantList = tenantCall ? { large: await apiFigure(admin, tenantCall, undefined, o.apiCalls), base: small.tenantList ?? null } : null;
       const adminUsers = await apiFigure(admin, '/api/admin/users?search=&limit=100', undefined, o.apiCalls);
       const baseUsersGrown = await api('base', '/api/users');
+      const session = await apiFigure(admin, '/api/auth/me', undefined, o.apiCalls);
 
       const S = {
         services: `${fmt(sizes.services)} services in one tenant (Dashboard)`,
@@ -688,6 +698,7 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
         ...apiFigures(S.tenants, `GET ${panelCall(panel.apiCalls)} (as the panel calls it)`, panelData, small.panelData),
         ...(tenantList ? apiFigures(S.tenants, `GET ${tenantCall} (the panel's tenant table, as it calls it)`, tenantList.large, tenantList.base) : []),
         ...keyFigures(S.tenants, "the panel's tenant search", panel, small.panel, 1, "not measured: the panel has no 'Search tenants' box at this commit"),
+        ...apiFigures(S.tenants, "GET /api/auth/me of a super admin (every page's session, the header's tenant switcher)", session, small.session),
 
         timeFigure(S.users, 'Tenant Settings shown: navigation to the first user painted (ms)', shown(page.large.users), shown(page.base.users)),
         ...keyFigures(S.users, "Tenant Settings' 'Search users'", page.large.users, page.base.users, 0, "Tenant Settings has no 'Search users' box"),

@@ -45,7 +45,7 @@ const Row = memo(function Row<T>({ rowKey, index, row, cells }: RowProps<T>) {
  */
 export function PagedTable<T>({ label, headings, rows, rowKey, cells, complete, onNearEnd, minWidth = 640 }: Props<T>) {
   const keys = useMemo(() => rows.map(rowKey), [rows, rowKey]);
-  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys, { fresh: true });
 
   useEffect(() => {
     if (!complete && range.end >= rows.length - NEAR_END_ROWS) onNearEnd();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupLayout, nextRange, rowAt, settledRange, windowPieces } from './useRowWindow';
+import { fittedRange, groupLayout, nextRange, rowAt, settledRange, windowPieces } from './useRowWindow';
 
 describe('windowPieces', () => {
   const heights = [10, 20, 30, 40, 50, 60];
@@ -106,5 +106,19 @@ describe('settledRange', () => {
 
   it('lets an empty table empty the window', () => {
     expect(settledRange({ start: 10, end: 30 }, { start: 0, end: -1 }, 9)).toEqual({ start: 0, end: -1 });
+  });
+});
+
+describe('fittedRange', () => {
+  const height = (i: number) => (i % 2 ? 100 : 50);
+  it('cuts the window after the rows that fill the budget', () => {
+    // Rows 2 to 4 fill 200 px of 260; row 5 crosses the budget's edge and is the last.
+    expect(fittedRange({ start: 2, end: 30 }, height, 260)).toEqual({ start: 2, end: 5 });
+  });
+  it('keeps a window that is short enough, and an empty one', () => {
+    const short = { start: 0, end: 3 };
+    expect(fittedRange(short, height, 10_000)).toBe(short);
+    const empty = { start: 0, end: -1 };
+    expect(fittedRange(empty, height, 100)).toBe(empty);
   });
 });

@@ -3,6 +3,12 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, use
 /** Rows within this distance of the viewport (pixels) are always rendered in full. */
 const NEAR_PX = 1000;
 /**
+ * Just after the rows were replaced (a search typed, a page opened), only rows this near the
+ * viewport are rendered: each keystroke of a search renders what is in view, not a screenful more.
+ * The window reaches NEAR_PX once the person scrolls or the focus enters the rows.
+ */
+const FRESH_PX = 300;
+/**
  * The window moves in steps: when it must grow it grows this much further, and a row leaves it
  * only this much further away. Fewer, larger changes cost less than one row per frame while
  * scrolling (each change lays the table out again), and a row at an edge cannot flip back and forth.
@@ -162,12 +168,26 @@ export function settledRange(prev: RowRange, next: RowRange, passes: number): Ro
   return { start: Math.min(prev.start, next.start), end: Math.max(prev.end, next.end) };
 }
 
+/** `range` cut short after the rows whose heights (by position) add up to `budget` pixels. */
+export function fittedRange(range: RowRange, height: (i: number) => number, budget: number): RowRange {
+  let used = 0;
+  let end = range.start;
+  while (end < range.end && used + height(end) < budget) used += height(end++);
+  return end < range.end ? { start: range.start, end } : range;
+}
+
 export interface RowWindowOptions {
   /**
    * The element of each row and gap: `tr` in a table; another element (`div`) where the rows are
    * not a table's, such as the dashboard's rows of cards.
    */
   rowTag?: string;
+  /**
+   * Whether the rows' first render after they were replaced (another first row, or fewer rows: a
+   * search typed) holds only what is in view, FRESH_PX beyond it: for lists searched as one types.
+   * Rows added after the last (the next page) never count as replaced.
+   */
+  fresh?: boolean;
 }
 
 /**
@@ -212,16 +232,30 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
   const tableRef = useRef<E | null>(null);
   const rows = useRef<NodeListOf<HTMLElement> | null>(null);
   const keysRef = useRef(keys);
-  keysRef.current = keys;
+  // The rows were replaced (see RowWindowOptions.fresh) and nobody has scrolled or entered them since.
+  const fresh = useRef(Boolean(options.fresh));
   const heights = useRef(new Map<string, number>());
   const total = useRef({ sum: 0, count: 0 });
   const [range, setRange] = useState<RowRange>({ start: 0, end: Math.min(rowCount, INITIAL_ROWS) - 1 });
+  // Height of rows never measured: the measured average, updated when it moves by over a tenth.
+  const [estimate, setEstimate] = useState(FALLBACK_ROW_PX);
+  // The row holding the focus, and the same while it is outside the window (the state: see RowWindow.focusedKey).
+  const focused = useRef<string | null>(null);
+  if (keysRef.current !== keys) {
+    const before = keysRef.current;
+    keysRef.current = keys;
+    if (options.fresh && focused.current === null && (before[0] !== keys[0] || keys.length < before.length)) {
+      // The new rows' first render holds no more than a screen of them: the window is placed again
+      // before the browser paints, growing it where that was too short.
+      fresh.current = true;
+      const fitted = fittedRange(range, (i) => heights.current.get(keys[i] ?? '') ?? estimate, window.innerHeight + FRESH_PX);
+      if (fitted.end !== range.end) setRange(fitted);
+    }
+  }
   const rangeRef = useRef(range);
   rangeRef.current = range;
   // Renders in a row that moved the window, without a scroll between them (see settledRange).
   const unsettled = useRef(0);
-  // The row holding the focus, and the same while it is outside the window (the state: see RowWindow.focusedKey).
-  const focused = useRef<string | null>(null);
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
   /** Pins the focused row when it is outside `window`, and lets it go once it is in. */
   const pinFocused = useCallback((window: RowRange) => {
@@ -229,8 +263,6 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
     const index = key === null ? -1 : keysRef.current.indexOf(key);
     setFocusedKey(index >= 0 && (index < window.start || index > window.end) ? key : null);
   }, []);
-  // Height of rows never measured: the measured average, updated when it moves by over a tenth.
-  const [estimate, setEstimate] = useState(FALLBACK_ROW_PX);
   // A new function when the estimate moves, so memoised gaps take the new height.
   const heightOf = useCallback((key: string) => heights.current.get(key) ?? estimate, [estimate]);
 
@@ -281,12 +313,16 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
         if (first > last) return null;
         return { start: rowAtEdge(list[first]!, -margin, 'top'), end: rowAtEdge(list[last]!, window.innerHeight + margin, 'bottom') };
       };
-      const need = near(NEAR_PX);
-      const wide = near(NEAR_PX + SLACK_PX);
+      // The first scroll after the rows were replaced grows the window to NEAR_PX only (a short frame).
+      const first = fresh.current;
+      if (scrolling) fresh.current = false;
+      const need = near(first && !scrolling ? FRESH_PX : NEAR_PX);
+      // Just after the rows were replaced the window is exactly what is needed, not a screenful more.
+      const wide = first && !scrolling ? need : near(NEAR_PX + SLACK_PX);
       const prev = rangeRef.current;
       let next = NO_ROWS;
       if (need && wide) {
-        next = nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling ? wide : need);
+        next = nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling && !first ? wide : need);
         if (!scrolling) next = settledRange(prev, next, unsettled.current);
       }
       if (scrolling) unsettled.current = 0;
@@ -335,8 +371,13 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
       const row = (e.target as HTMLElement).closest<HTMLElement>(`${rowTag}[data-window-key]`);
       focused.current = row?.dataset.windowKey ?? null;
       pinFocused(rangeRef.current);
+      // The keyboard is in the rows: the window reaches as far as for scrolling.
+      if (fresh.current) {
+        fresh.current = false;
+        place(false);
+      }
     },
-    [rowTag, pinFocused],
+    [rowTag, pinFocused, place],
   );
   const onBlur = useCallback((e: FocusEvent<HTMLElement>) => {
     if (e.currentTarget.contains(e.relatedTarget as Node | null)) return;

@@ -118,7 +118,7 @@ function ServiceCards({ services, permissions, actions, complete, onNearEnd }: O
   }, [services, columns]);
   // A row's height depends on how many cards it holds: its key says so.
   const keys = useMemo(() => cardRows.map((r) => `${columns}|${r[0]!.id}`), [cardRows, columns]);
-  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow<HTMLDivElement>(keys, { rowTag: 'div' });
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow<HTMLDivElement>(keys, { rowTag: 'div', fresh: true });
   useNearEnd(range.end, cardRows.length, Math.ceil(NEAR_END_SERVICES / columns), complete, onNearEnd);
 
   const focused = focusedKey === null ? -1 : keys.indexOf(focusedKey);
@@ -181,7 +181,7 @@ const ServiceRow = memo(function ServiceRow(props: {
 /** The list view: one row a service, windowed as the catalog's rows are (useRowWindow). */
 function ServiceTable({ services, permissions, anyActions, actions, complete, onNearEnd }: Omit<Props, 'view'>) {
   const keys = useMemo(() => services.map((s) => s.id), [services]);
-  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys);
+  const { tableRef, range, focusedKey, onFocus, onBlur, heightOf } = useRowWindow(keys, { fresh: true });
   useNearEnd(range.end, services.length, NEAR_END_SERVICES, complete, onNearEnd);
 
   const focused = focusedKey === null ? -1 : keys.indexOf(focusedKey);
