@@ -9,7 +9,6 @@ import { SERVICE_LIST_CAP } from '../../../common/schemas/paging';
  * condition reads (it holds the description's text again, so reading it would double a list's bytes).
  */
 const { searchText: _searchText, ...serviceColumns } = getTableColumns(services);
-export { serviceColumns };
 export type ServiceRow = Omit<typeof services.$inferSelect, 'searchText'>;
 type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 
