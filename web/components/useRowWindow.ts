@@ -3,7 +3,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, use
 /** Rows within this distance of the viewport (pixels) are always rendered in full. */
 const NEAR_PX = 1000;
 /**
- * Just after the rows were replaced (a search typed, a page opened), only rows this near the
+ * Just after the rows were replaced (a search typed), only rows this near the
  * viewport are rendered: each keystroke of a search renders what is in view, not a screenful more.
  * The window reaches NEAR_PX once the person scrolls or the focus enters the rows.
  */
@@ -185,7 +185,8 @@ export interface RowWindowOptions {
   /**
    * Whether the rows' first render after they were replaced (another first row, or fewer rows: a
    * search typed) holds only what is in view, FRESH_PX beyond it: for lists searched as one types.
-   * Rows added after the last (the next page) never count as replaced.
+   * The first rows of a page opened, and rows added after the last (the next page), are not
+   * replacements.
    */
   fresh?: boolean;
 }
@@ -233,7 +234,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
   const rows = useRef<NodeListOf<HTMLElement> | null>(null);
   const keysRef = useRef(keys);
   // The rows were replaced (see RowWindowOptions.fresh) and nobody has scrolled or entered them since.
-  const fresh = useRef(Boolean(options.fresh));
+  const fresh = useRef(false);
   const heights = useRef(new Map<string, number>());
   const total = useRef({ sum: 0, count: 0 });
   const [range, setRange] = useState<RowRange>({ start: 0, end: Math.min(rowCount, INITIAL_ROWS) - 1 });
@@ -244,7 +245,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
   if (keysRef.current !== keys) {
     const before = keysRef.current;
     keysRef.current = keys;
-    if (options.fresh && focused.current === null && (before[0] !== keys[0] || keys.length < before.length)) {
+    if (options.fresh && focused.current === null && before.length > 0 && (before[0] !== keys[0] || keys.length < before.length)) {
       // The new rows' first render holds no more than a screen of them: the window is placed again
       // before the browser paints, growing it where that was too short.
       fresh.current = true;
