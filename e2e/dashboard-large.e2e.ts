@@ -144,8 +144,14 @@ test.describe('dashboard with hundreds of services', () => {
     expect(await list.getByRole('row').count()).toBeLessThan(150);
     await expectAccessible(page, 'dashboard list scrolled to the end');
 
-    // The keyboard walks the cards from the first to the last, the window and the pages following.
+    // The keyboard walks the cards from the first to the last, the window and the pages following,
+    // after a search: a list a search replaced starts with the cards in view only, and grows its
+    // window once the focus enters it.
     await page.reload();
+    await search.fill('ZEPPELIN');
+    await expect(cards).toHaveCount(1);
+    await search.fill('');
+    await expect(page.getByRole('link', { name: name(0), exact: true })).toBeVisible();
     await page.getByRole('link', { name: name(0), exact: true }).focus();
     let reached = false;
     for (let i = 0; i < COUNT * 2 + 5; i++) {
