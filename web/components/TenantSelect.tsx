@@ -42,9 +42,10 @@ interface Props extends Pick<
 }
 
 /**
- * A tenant selector of a super admin (the panel's, and the header's above the session's cap): the server searches the tenants' names and slugs as
- * one types (once typing pauses) and answers at most a page of options, so the list stays short
- * with ten thousand tenants. The text of the chosen option is not a search.
+ * A tenant selector of a super admin (the panel's, the header's and Move to Another Tenant's above
+ * the session's cap): the server searches the tenants' names and slugs as one types (once typing
+ * pauses) and answers at most a page of options, so the list stays short with ten thousand tenants.
+ * The text of the chosen option is not a search.
  */
 export function TenantSelect({ value, onChange, selected, includeArchived, extra, exclude, nothingFound = 'No tenants found', ...rest }: Props) {
   const [typed, setTyped] = useState('');

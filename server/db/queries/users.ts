@@ -70,7 +70,6 @@ export async function findTenantById(db: Executor, id: string): Promise<TenantRo
   return row;
 }
 
-/** The active tenants a user may work in: every active tenant for a super admin. */
 /**
  * The active tenants a person may switch to, by name: their memberships; a super admin's every
  * tenant, at most SESSION_TENANTS_CAP of them, then those of `always` (the tenant worked in, the
