@@ -3,9 +3,9 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, use
 /** Rows within this distance of the viewport (pixels) are always rendered in full. */
 const NEAR_PX = 1000;
 /**
- * Just after the rows were replaced (a search typed), only rows this near the
- * viewport are rendered: each keystroke of a search renders what is in view, not a screenful more.
- * The window reaches NEAR_PX once the person scrolls or the focus enters the rows.
+ * Just after the rows were replaced (a search typed), only rows this near the viewport are
+ * rendered: each keystroke of a search renders what is in view, not a screenful more. The window
+ * reaches NEAR_PX once the person scrolls or the focus enters the rows.
  */
 const FRESH_PX = 300;
 /**
