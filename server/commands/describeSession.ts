@@ -11,8 +11,9 @@ import { acceptInvitationsOfMember } from './invitations';
 /**
  * What the browser keeps for a session: the user, the tenant to work in and the tenants the user
  * may switch to (a super admin's first SESSION_TENANTS_CAP, with the count of all). The preferred
- * tenant wins when it is available; then the primary tenant; then the first available one. `permissions` says what the caller may do in the tenant (the access layer's
- * answer), so the web app shows only what the server accepts.
+ * tenant wins when it is available; then the primary tenant; then the first available one.
+ * `permissions` says what the caller may do in the tenant (the access layer's answer), so the web
+ * app shows only what the server accepts.
  */
 export async function describeSession(db: Executor, user: UserWithTenants, superAdmin: boolean, preferred?: TenantRow | null) {
   const always = preferred ? [preferred.id, user.tenantId] : [user.tenantId];
