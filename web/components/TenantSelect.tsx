@@ -85,6 +85,9 @@ export function TenantSelect({ value, onChange, selected, includeArchived, extra
         );
       }}
       onDropdownOpen={() => setWanted(true)}
+      // The list opens on a click, a key or typing, not when the focus arrives (a modal's first field,
+      // the header's switcher passed through with Tab).
+      openOnFocus={false}
       searchable
       searchValue={typed}
       onSearchChange={setTyped}

@@ -80,6 +80,8 @@ export function MoveServiceModal({ serviceId, serviceName, tenants, searchAll, o
               placeholder="Select a tenant"
               data={tenants.map((t) => ({ value: t.id, label: t.name }))}
               searchable
+              // The modal puts the focus here: the list opens on a click, a key or typing.
+              openOnFocus={false}
               limit={SELECTOR_OPTIONS_PAGE}
               nothingFoundMessage="No tenants found"
               {...form.getInputProps('targetTenantId')}
