@@ -45,6 +45,11 @@ export interface SessionUser {
   permissions?: TenantPermissions;
 }
 
+/** Whether the session lists only the first of the user's tenants (a super admin of many): the rest are searched on the server. */
+export function tenantsCapped(user: SessionUser): boolean {
+  return (user.availableTenantsTotal ?? 0) > user.availableTenants.length;
+}
+
 function readJson<T>(key: string): T | null {
   try {
     const raw = localStorage.getItem(key);

@@ -1,7 +1,7 @@
 import { NativeSelect, Select, Text } from '@mantine/core';
 import { useMemo } from 'react';
 import { SELECTOR_OPTIONS_PAGE } from '../../common/limits';
-import type { SessionTenant } from '../api/storage';
+import { tenantsCapped, type SessionTenant } from '../api/storage';
 import { useSession } from '../session/SessionProvider';
 import { TenantSelect } from './TenantSelect';
 
@@ -33,7 +33,7 @@ export function TenantSwitcher() {
   // A long name is cut short in the closed select (its options and title show it in full), so the
   // header's other controls keep their room.
   const common = { 'aria-label': 'Tenant', size: 'xs', w: '16rem', maw: '100%', title: tenant.name } as const;
-  if ((user.availableTenantsTotal ?? 0) > tenants.length) {
+  if (tenantsCapped(user)) {
     // The session lists the first tenants only (SESSION_TENANTS_CAP): the server searches them all.
     return (
       <TenantSelect

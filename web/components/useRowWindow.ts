@@ -317,9 +317,10 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
       // The first scroll after the rows were replaced grows the window to NEAR_PX only (a short frame).
       const first = fresh.current;
       if (scrolling) fresh.current = false;
-      const need = near(first && !scrolling ? FRESH_PX : NEAR_PX);
       // Just after the rows were replaced the window is exactly what is needed, not a screenful more.
-      const wide = first && !scrolling ? need : near(NEAR_PX + SLACK_PX);
+      const replaced = first && !scrolling;
+      const need = near(replaced ? FRESH_PX : NEAR_PX);
+      const wide = replaced ? need : near(NEAR_PX + SLACK_PX);
       const prev = rangeRef.current;
       let next = NO_ROWS;
       if (need && wide) {

@@ -5,6 +5,7 @@ import { M } from '../../../common/messages';
 import { createActorRoleSchema, createQuickTemplateSchema } from '../../../common/schemas/settings';
 import { ApiError, messageOf } from '../../api/client';
 import { useArchiveService, useUnarchiveService } from '../../api/services';
+import { tenantsCapped } from '../../api/storage';
 import {
   downloadFile,
   useAddActorRole,
@@ -236,9 +237,7 @@ export default function ServiceSettingsPage() {
           serviceId={service.id}
           serviceName={service.name}
           tenants={otherTenants}
-          searchAll={
-            user && (user.availableTenantsTotal ?? 0) > user.availableTenants.length ? { currentTenantId: tenant?.id ?? service.tenant_id } : undefined
-          }
+          searchAll={user && tenantsCapped(user) ? { currentTenantId: tenant?.id ?? service.tenant_id } : undefined}
           opened={moveOpen}
           onClose={() => setMoveOpen(false)}
           onMoved={() => {
