@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
 import { likeText } from './admin';
@@ -95,8 +95,8 @@ export async function listUserServiceRoles(
 ): Promise<{ serviceId: string; role: ServiceRoleAssignment['role'] }[]> {
   if (serviceIds?.length === 0) return [];
   const where = [eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)];
-  // A page of the list needs the assignments on its services only.
-  if (serviceIds) where.push(inArray(serviceRoleAssignments.serviceId, serviceIds));
+  // A page of the list needs the assignments on its services only: one array, not a parameter per service.
+  if (serviceIds) where.push(sql`${serviceRoleAssignments.serviceId} = any(${sql.param(serviceIds)}::uuid[])`);
   return db
     .select({ serviceId: serviceRoleAssignments.serviceId, role: serviceRoleAssignments.role })
     .from(serviceRoleAssignments)
