@@ -295,25 +295,51 @@ interface ApiFigure {
   status: number;
 }
 
-/** Median time of `calls` GETs (after two not counted), the answer's JSON size, and its gzip size on the wire. */
-async function apiFigure(client: Client, path: string, slug: string | undefined, calls: number): Promise<ApiFigure> {
-  const headers: Record<string, string> = slug ? { 'x-tenant-slug': slug } : {};
-  const first = await client.fetch(path, { headers });
-  const body = Buffer.from(await first.arrayBuffer());
-  if (first.status !== 200) return { ms: NaN, kb: NaN, gzipKb: NaN, status: first.status };
-  await (await client.fetch(path, { headers })).arrayBuffer();
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    const res = await client.fetch(path, { headers });
-    await res.arrayBuffer();
-    times.push(performance.now() - started);
-    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
+interface ApiCall {
+  client: Client;
+  path: string;
+  slug: string | undefined;
+}
+
+/**
+ * For each call: the median time of `calls` GETs (after two not counted), the answer's JSON size,
+ * and its gzip size on the wire. The calls take turns, so that a shared machine's slower moments
+ * fall on each of them alike rather than on whichever ran then.
+ */
+async function apiFigureEach(targets: ApiCall[], calls: number): Promise<ApiFigure[]> {
+  const headersOf = (t: ApiCall): Record<string, string> => (t.slug ? { 'x-tenant-slug': t.slug } : {});
+  const firsts: { status: number; body: Buffer }[] = [];
+  for (const t of targets) {
+    const first = await t.client.fetch(t.path, { headers: headersOf(t) });
+    firsts.push({ status: first.status, body: Buffer.from(await first.arrayBuffer()) });
+    await (await t.client.fetch(t.path, { headers: headersOf(t) })).arrayBuffer();
   }
-  const raw = await rawGet(client.base + path, { ...headers, authorization: `Bearer ${client.token}`, 'accept-encoding': 'gzip' });
-  const gzip = raw.headers['content-encoding'] === 'gzip';
-  const json = gzip ? gunzipSync(raw.body) : raw.body;
-  return { ms: median(times), kb: Math.max(body.length, json.length) / KB, gzipKb: raw.body.length / KB, status: 200 };
+  const times: number[][] = targets.map(() => []);
+  for (let i = 0; i < calls; i++) {
+    for (const [n, t] of targets.entries()) {
+      if (firsts[n]!.status !== 200) continue;
+      const started = performance.now();
+      const res = await t.client.fetch(t.path, { headers: headersOf(t) });
+      await res.arrayBuffer();
+      times[n]!.push(performance.now() - started);
+      if (res.status !== 200) throw new Error(`GET ${t.path} answered ${res.status}`);
+    }
+  }
+  return Promise.all(
+    targets.map(async (t, n) => {
+      const { status, body } = firsts[n]!;
+      if (status !== 200) return { ms: NaN, kb: NaN, gzipKb: NaN, status };
+      const raw = await rawGet(t.client.base + t.path, { ...headersOf(t), authorization: `Bearer ${t.client.token}`, 'accept-encoding': 'gzip' });
+      const gzip = raw.headers['content-encoding'] === 'gzip';
+      const json = gzip ? gunzipSync(raw.body) : raw.body;
+      return { ms: median(times[n]!), kb: Math.max(body.length, json.length) / KB, gzipKb: raw.body.length / KB, status: 200 };
+    }),
+  );
+}
+
+/** One call's figure (see apiFigureEach). */
+async function apiFigure(client: Client, path: string, slug: string | undefined, calls: number): Promise<ApiFigure> {
+  return (await apiFigureEach([{ client, path, slug }], calls))[0]!;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -652,7 +678,13 @@ export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigu
 
       o.log('lists: API calls');
       const api = (side: Side, path: string) => apiFigure(clients[side], path, TENANT[side].slug, o.apiCalls);
-      const both = async (path: (side: Side) => string) => ({ large: await api('large', path('large')), base: await api('base', path('base')) });
+      const both = async (path: (side: Side) => string) => {
+        const [large, base] = await apiFigureEach(
+          (['large', 'base'] as const).map((side) => ({ client: clients[side], path: path(side), slug: TENANT[side].slug })),
+          o.apiCalls,
+        );
+        return { large: large!, base: base! };
+      };
       // The list calls as each page made them (the first of the page's load), when they differ from the fixed ones.
       const asCalled = (s: Side3, pattern: RegExp) => s.apiCalls.find((c) => pattern.test(c));
       const dashboardCall = { large: asCalled(page.large.dashboard, /^\/api\/services(\?|$)/), base: asCalled(page.base.dashboard, /^\/api\/services(\?|$)/) };
