@@ -45,6 +45,16 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /**
+ * Connections kept open between deliveries to the same receiver, so a stream of events costs one
+ * connection (and one TLS handshake) rather than one each. A new connection is made only through
+ * the guarded lookup, so a kept one was checked when it was opened.
+ */
+const KEEP_ALIVE = { keepAlive: true, maxSockets: 16, maxFreeSockets: 4, timeout: 10_000, scheduling: 'lifo' } as const;
+const agentPair = () => ({ 'http:': new http.Agent(KEEP_ALIVE), 'https:': new https.Agent(KEEP_ALIVE) });
+/** Apart for each setting of private targets: a connection opened where they were allowed never serves where they are not. */
+const agents = { allowed: agentPair(), refused: agentPair() };
+
+/**
  * POSTs a webhook body: short timeout for the whole exchange, no redirects followed (a redirect is
  * a failure, so it can never lead to a refused address), the answer read up to a cap and dropped.
  */
@@ -86,7 +96,7 @@ export function sendWebhook(
         headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'service-catalog-webhooks/1' },
         lookup: guardedLookup(opts.allowPrivate),
         timeout: opts.timeoutMs,
-        agent: false,
+        agent: agents[opts.allowPrivate ? 'allowed' : 'refused'][url.protocol === 'https:' ? 'https:' : 'http:'],
       },
       (res) => {
         let read = 0;
