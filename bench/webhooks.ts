@@ -188,7 +188,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     const ratio = p(on, 99) / p(off, 99);
     if (ratio > 1.1) {
       notes.push(
-        `Target not met in this run (${ratio.toFixed(2)}×). The sender gathers the writes of 100 ms into one round (one claim, one statement for the endpoints, one for the outcomes) and sends a service's events in order within it, so the database's part per delivery is the reading of its content. The median write rises too (${p(off, 50).toFixed(1)} to ${p(on, 50).toFixed(1)} ms): with an endpoint enabled a write also runs the triggers that queue its deliveries, and it shares the server's process and the 2 cores with the rounds (the content reads, the signing, one HTTP request per delivery); how much of the difference each takes is not measured yet. Timing the triggers inside the write and moving the sender to a worker thread or a process of its own are the next steps (docs/decisions/0132-webhook-delivery.md).`,
+        `Target not met in this run (${ratio.toFixed(2)}×). A round starts once the writes have been quiet for 100 ms or a second after the first, reads what its deliveries carry in a few statements, and sends an endpoint's deliveries one at a time (docs/decisions/0132-webhook-delivery.md); the triggers that queue them cost a write nothing that shows. What is left is the rounds' work meeting a write on the 2 cores, the server's thread and, on the embedded database, its one session: the median write went from ${p(off, 50).toFixed(1)} to ${p(on, 50).toFixed(1)} ms. Sending from a thread or process of its own is the next step.`,
       );
     }
     return { figures, notes };

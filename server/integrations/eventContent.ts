@@ -1,75 +1,132 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db';
 import { aspects, availabilities, categories, snapshots } from '../db/schema';
-import { findService } from '../db/queries/services';
+import { findServices, type ServiceRow } from '../db/queries/services';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
 import { servicePermissions } from '../policies';
 import { presentService } from '../presenters/services';
 
 type Data = Record<string, unknown>;
 const list = (v: unknown): Data[] => (Array.isArray(v) ? (v as Data[]) : []);
+const ids = (v: Iterable<string>) => sql.param([...new Set(v)]);
+
+/** A delivery about to be sent, with its endpoint. */
+export interface ContentRequest {
+  endpoint: WebhookEndpointRow;
+  delivery: WebhookDeliveryRow;
+}
+
+/** What a tenant's deliveries of one round refer to, read at once. */
+interface TenantRecords {
+  services: Map<string, ServiceRow>;
+  /** Each aspect named by a cell or a change: whether it is public, and its title. */
+  aspects: Map<string, { isPublic: boolean; title: string }>;
+  /** The values of the cells named, by `aspect|quarter`. */
+  values: Map<string, string>;
+  categories: Map<string, string>;
+  /** Each snapshot named, and its visibility. */
+  snapshots: Map<string, string>;
+}
 
 /**
- * The event's content as the endpoint's role may see it, read now: the service's details, the
- * values of changed cells and the names of changed records, leaving out private aspects and
- * internal snapshots for a role that may not see them. Null when nothing in the event is visible.
+ * The contents of a round's deliveries, each as its endpoint's role may see it, read now: the
+ * service's details, the values of changed cells and the names of changed records, leaving out
+ * private aspects and internal snapshots for a role that may not see them. Null for a delivery
+ * with nothing visible in it. The records are read for the whole round in a few statements per
+ * tenant, not per delivery: the database the writes wait on reads them once (decision 0132).
  */
-export async function eventContent(db: Executor, endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow): Promise<Data | null> {
-  const data: Data = { ...delivery.data };
-  const serviceId = typeof data.service_id === 'string' ? data.service_id : null;
+export async function eventContents(db: Executor, requests: readonly ContentRequest[]): Promise<(Data | null)[]> {
+  const byTenant = new Map<string, ContentRequest[]>();
+  for (const r of requests) byTenant.set(r.endpoint.tenantId, [...(byTenant.get(r.endpoint.tenantId) ?? []), r]);
+  const records = new Map<string, TenantRecords>();
+  for (const [tenantId, tenantRequests] of byTenant) records.set(tenantId, await readRecords(db, tenantId, tenantRequests));
+  return requests.map((r) => contentOf(r, records.get(r.endpoint.tenantId)!));
+}
+
+async function readRecords(db: Executor, tenantId: string, requests: readonly ContentRequest[]): Promise<TenantRecords> {
+  const serviceIds = new Set<string>();
+  const aspectIds = new Set<string>();
+  const buckets = new Set<string>();
+  const categoryIds = new Set<string>();
+  const snapshotIds = new Set<string>();
+  for (const { delivery } of requests) {
+    const data = delivery.data as Data;
+    if (typeof data.service_id === 'string') serviceIds.add(data.service_id);
+    if (delivery.eventType === 'availability.changed') {
+      for (const c of list(data.cells)) {
+        aspectIds.add(String(c.aspect_id));
+        buckets.add(String(c.time_bucket));
+      }
+    } else if (delivery.eventType === 'catalog.changed') {
+      for (const c of list(data.changes)) {
+        if (c.kind === 'aspect') aspectIds.add(String(c.aspect_id));
+        if (c.kind === 'category') categoryIds.add(String(c.category_id));
+      }
+    } else if (delivery.eventType === 'snapshot.taken' && typeof data.snapshot_id === 'string') {
+      snapshotIds.add(data.snapshot_id);
+    }
+  }
+  // One after the other: on the embedded database a request's statement then waits for one of
+  // them at most, not for all of them queued at once.
+  const serviceRows = await findServices(db, tenantId, [...serviceIds]);
+  const aspectRows = aspectIds.size
+    ? await db
+        .select({ id: aspects.id, isPublic: aspects.isPublic, title: aspects.title })
+        .from(aspects)
+        .where(and(eq(aspects.tenantId, tenantId), sql`${aspects.id} = any(${ids(aspectIds)}::uuid[])`))
+    : [];
+  const valueRows = buckets.size
+    ? await db
+        .select({ aspectId: availabilities.aspectId, timeBucket: availabilities.timeBucket, value: availabilities.value })
+        .from(availabilities)
+        .where(
+          and(
+            eq(availabilities.tenantId, tenantId),
+            sql`${availabilities.aspectId} = any(${ids(aspectIds)}::uuid[])`,
+            sql`${availabilities.timeBucket} = any(${ids(buckets)}::text[])`,
+          ),
+        )
+    : [];
+  const categoryRows = categoryIds.size
+    ? await db
+        .select({ id: categories.id, name: categories.name })
+        .from(categories)
+        .where(and(eq(categories.tenantId, tenantId), sql`${categories.id} = any(${ids(categoryIds)}::uuid[])`))
+    : [];
+  const snapshotRows = snapshotIds.size
+    ? await db
+        .select({ id: snapshots.id, visibility: snapshots.visibility })
+        .from(snapshots)
+        .where(and(eq(snapshots.tenantId, tenantId), sql`${snapshots.id} = any(${ids(snapshotIds)}::uuid[])`))
+    : [];
+  return {
+    services: new Map(serviceRows.map((s) => [s.id, s])),
+    aspects: new Map(aspectRows.map((a) => [a.id, a])),
+    values: new Map(valueRows.map((v) => [`${v.aspectId}|${v.timeBucket}`, v.value])),
+    categories: new Map(categoryRows.map((c) => [c.id, c.name])),
+    snapshots: new Map(snapshotRows.map((s) => [s.id, s.visibility])),
+  };
+}
+
+function contentOf({ endpoint, delivery }: ContentRequest, records: TenantRecords): Data | null {
+  const data: Data = { ...(delivery.data as Data) };
   const permissions = servicePermissions({ userId: endpoint.id, role: endpoint.role, superAdmin: false }, null);
-  const tenantId = endpoint.tenantId;
-  const service = serviceId ? await findService(db, tenantId, serviceId) : undefined;
+  const service = typeof data.service_id === 'string' ? records.services.get(data.service_id) : undefined;
   if (service && delivery.eventType.startsWith('service.')) data.service = presentService(service);
   if (service) data.service_version = service.version;
 
   if (delivery.eventType === 'availability.changed') {
-    const cells = list(data.cells);
-    const ids = [...new Set(cells.map((c) => String(c.aspect_id)))];
-    const buckets = [...new Set(cells.map((c) => String(c.time_bucket)))];
-    // The changed cells' aspects and their values now, in one statement.
-    const rows = ids.length
-      ? await db
-          .select({ id: aspects.id, isPublic: aspects.isPublic, title: aspects.title, timeBucket: availabilities.timeBucket, value: availabilities.value })
-          .from(aspects)
-          .leftJoin(
-            availabilities,
-            and(eq(availabilities.tenantId, aspects.tenantId), eq(availabilities.aspectId, aspects.id), inArray(availabilities.timeBucket, buckets)),
-          )
-          .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, ids)))
-      : [];
-    const visible = new Map(rows.filter((a) => a.isPublic || permissions.canViewPrivate).map((a) => [a.id, a]));
-    const valueOf = new Map(rows.filter((v) => v.timeBucket !== null).map((v) => [`${v.id}|${v.timeBucket}`, v.value]));
-    const shown = cells
-      .filter((c) => visible.has(String(c.aspect_id)))
-      .map((c) => ({
-        ...c,
-        aspect_title: visible.get(String(c.aspect_id))!.title,
-        value: valueOf.get(`${String(c.aspect_id)}|${String(c.time_bucket)}`) ?? null,
-      }));
+    const shown = list(data.cells).flatMap((c) => {
+      const aspect = records.aspects.get(String(c.aspect_id));
+      if (!aspect || !(aspect.isPublic || permissions.canViewPrivate)) return [];
+      return [{ ...c, aspect_title: aspect.title, value: records.values.get(`${String(c.aspect_id)}|${String(c.time_bucket)}`) ?? null }];
+    });
     if (shown.length === 0) return null;
     data.cells = shown;
   } else if (delivery.eventType === 'catalog.changed') {
-    const changes = list(data.changes);
-    const aspectIds = changes.filter((c) => c.kind === 'aspect').map((c) => String(c.aspect_id));
-    const categoryIds = changes.filter((c) => c.kind === 'category').map((c) => String(c.category_id));
-    const aspectRows = aspectIds.length
-      ? await db
-          .select()
-          .from(aspects)
-          .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, aspectIds)))
-      : [];
-    const categoryRows = categoryIds.length
-      ? await db
-          .select()
-          .from(categories)
-          .where(and(eq(categories.tenantId, tenantId), inArray(categories.id, categoryIds)))
-      : [];
-    const aspectOf = new Map(aspectRows.map((a) => [a.id, a]));
-    const categoryOf = new Map(categoryRows.map((c) => [c.id, c]));
-    const shown = changes.flatMap((c) => {
-      if (c.kind === 'category') return [{ ...c, name: categoryOf.get(String(c.category_id))?.name ?? null }];
-      const aspect = aspectOf.get(String(c.aspect_id));
+    const shown = list(data.changes).flatMap((c) => {
+      if (c.kind === 'category') return [{ ...c, name: records.categories.get(String(c.category_id)) ?? null }];
+      const aspect = records.aspects.get(String(c.aspect_id));
       // A deleted aspect's privacy is no longer known: its id goes only to roles that see private aspects.
       if (!aspect) return permissions.canViewPrivate ? [c] : [];
       if (!aspect.isPublic && !permissions.canViewPrivate) return [];
@@ -78,11 +135,8 @@ export async function eventContent(db: Executor, endpoint: WebhookEndpointRow, d
     if (shown.length === 0) return null;
     data.changes = shown;
   } else if (delivery.eventType === 'snapshot.taken') {
-    const [snapshot] = await db
-      .select({ visibility: snapshots.visibility })
-      .from(snapshots)
-      .where(and(eq(snapshots.tenantId, tenantId), eq(snapshots.id, String(data.snapshot_id))));
-    if ((snapshot?.visibility ?? data.visibility) === 'internal' && !permissions.canViewPrivate) return null;
+    const visibility = records.snapshots.get(String(data.snapshot_id)) ?? data.visibility;
+    if (visibility === 'internal' && !permissions.canViewPrivate) return null;
   }
   return data;
 }

@@ -7,7 +7,7 @@ import type { Database } from '../db';
 import { webhookDeliveries, webhookEndpoints } from '../db/schema';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
 import { writeAudit } from '../commands/audit';
-import { eventContent } from './eventContent';
+import { eventContents } from './eventContent';
 import { sendWebhook, type SendResult } from './send';
 import { StampedCache } from '../db/writeStamps';
 
@@ -21,11 +21,16 @@ const LEASE_S = 60;
 const BATCH = 50;
 const POLL_MS = 1000;
 /**
- * How long after a committed write the sender starts its round: the writes of that time share one
- * round (one claim, one write of the outcomes), so a stream of writes costs the database a few
- * statements per round rather than per write.
+ * The sender starts its round once the writes have been quiet this long: the writes of that time
+ * share one round (one claim, one read of what they carry, one write of the outcomes), so a stream
+ * of writes costs the database a few statements per round rather than per write.
  */
 const GATHER_MS = 100;
+/**
+ * While writes keep coming, a round starts at the latest this long after the first of them: a busy
+ * server sends a second's events in one round, whose few statements then seldom meet a write.
+ */
+const MAX_GATHER_MS = 1000;
 /** The longest body sent: larger events list fewer rows (the triggers keep 100) and say how many. */
 const MAX_BODY_BYTES = 256 * 1024;
 /** How long the previous secret still signs after a rotation. */
@@ -95,6 +100,9 @@ function outcome(delivery: WebhookDeliveryRow, result: SendResult, final: boolea
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private gathering: NodeJS.Timeout | null = null;
+  /** When the writes the next round gathers began, and when the last of them came. */
+  private gatherStarted = 0;
+  private lastWrite = 0;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -134,13 +142,24 @@ export class WebhookDispatcher {
     await this.running;
   }
 
-  /** Looks for due deliveries once the writes of the next GATHER_MS are in. */
+  /** Looks for due deliveries once the writes have been quiet for GATHER_MS, or MAX_GATHER_MS after the first. */
   private wakeSoon(): void {
-    if (!this.started || this.stopped || this.gathering) return;
+    if (!this.started || this.stopped) return;
+    this.lastWrite = performance.now();
+    if (this.gathering) return;
+    this.gatherStarted = this.lastWrite;
+    this.gatherUntilQuiet(GATHER_MS);
+  }
+
+  private gatherUntilQuiet(delay: number): void {
     this.gathering = setTimeout(() => {
+      const now = performance.now();
+      const quietAt = this.lastWrite + GATHER_MS;
+      const latest = this.gatherStarted + MAX_GATHER_MS;
+      if (now < quietAt && now < latest) return this.gatherUntilQuiet(Math.min(quietAt, latest) - now);
       this.gathering = null;
       this.wake();
-    }, GATHER_MS);
+    }, delay);
     this.gathering.unref();
   }
 
@@ -165,8 +184,9 @@ export class WebhookDispatcher {
 
   /**
    * Sends every delivery due now, round after round, until none is left; answers how many were
-   * attempted. A round reads its deliveries' endpoints in one statement and writes every outcome
-   * in one more: what a delivery costs the database is the reading of its content.
+   * attempted. A round reads its deliveries' endpoints in one statement, what they carry in a few
+   * per tenant (the services, aspects, values, categories and snapshots they name) and writes every
+   * outcome in one more, however many deliveries it holds.
    */
   async drain(): Promise<number> {
     const db = this.database.db;
@@ -182,19 +202,35 @@ export class WebhookDispatcher {
       total += claimed.length;
       const endpointIds = [...new Set(claimed.map((d) => d.endpointId))];
       const endpoints = new Map((await db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, endpointIds))).map((e) => [e.id, e]));
-      // Each endpoint and service in order; a delivery that will be tried again holds back the rest of its service.
-      const queues = new Map<string, WebhookDeliveryRow[]>();
-      for (const d of claimed) {
-        const key = `${d.endpointId}|${d.serviceKey}`;
-        queues.set(key, [...(queues.get(key) ?? []), d]);
-      }
+      // What each delivery carries, read for the whole round at once.
+      const sendable = claimed.flatMap((delivery) => {
+        const endpoint = endpoints.get(delivery.endpointId);
+        return endpoint?.enabled ? [{ delivery, endpoint }] : [];
+      });
+      const contents = await eventContents(db, sendable);
+      const contentOf = new Map(sendable.map((r, i) => [r.delivery.id, contents[i] ?? null]));
+      // Each endpoint's deliveries one after the other, service by service in order, and the
+      // endpoints at once: a delivery that will be tried again holds back the rest of its service,
+      // and one that got no answer at all the rest of its endpoint (they would wait as long).
+      // Sending one at a time per endpoint keeps a round's requests from landing on the server's
+      // thread all together, where a write arriving then waits for them.
+      const byEndpoint = new Map<string, WebhookDeliveryRow[]>();
+      for (const d of claimed) byEndpoint.set(d.endpointId, [...(byEndpoint.get(d.endpointId) ?? []), d]);
       const outcomes = (
         await Promise.all(
-          [...queues.values()].map(async (queue) => {
+          [...byEndpoint.values()].map(async (deliveries) => {
             const done: Outcome[] = [];
-            for (const d of queue) {
-              if (done.at(-1)?.status === 'pending') done.push(released(d));
-              else done.push(await this.deliver(d, endpoints.get(d.endpointId)));
+            const held = new Set<string>();
+            let unanswered = false;
+            for (const d of deliveries) {
+              if (unanswered || held.has(d.serviceKey)) {
+                done.push(released(d));
+                continue;
+              }
+              const o = await this.deliver(d, endpoints.get(d.endpointId), contentOf.get(d.id) ?? null);
+              done.push(o);
+              if (o.status === 'pending') held.add(d.serviceKey);
+              if (o.sent && o.responseStatus === null && o.status !== 'succeeded') unanswered = true;
             }
             return done;
           }),
@@ -202,6 +238,8 @@ export class WebhookDispatcher {
       ).flat();
       await this.record(outcomes);
       await this.noteEndpoints(outcomes, endpoints);
+      // A short claim took every delivery due: those queued since wait for the next gathering.
+      if (claimed.length < BATCH) return total;
     }
   }
 
@@ -238,10 +276,9 @@ export class WebhookDispatcher {
     return rows.sort((a, b) => a.seq - b.seq);
   }
 
-  /** Sends one delivery, and answers its outcome (written with the round's others). */
-  private async deliver(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined): Promise<Outcome> {
+  /** Sends one delivery with its content (null: nothing the endpoint may see), and answers its outcome (written with the round's others). */
+  private async deliver(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow | undefined, data: Record<string, unknown> | null): Promise<Outcome> {
     if (!endpoint || !endpoint.enabled) return outcome(delivery, { ok: false, status: null, durationMs: 0, error: 'endpoint disabled' }, true);
-    const data = await eventContent(this.database.db, endpoint, delivery);
     if (!data) {
       return {
         delivery,

@@ -63,6 +63,15 @@ export async function findService(db: Executor, tenantId: string, serviceId: str
   return row;
 }
 
+/** Some of the tenant's services, by id (in no order); others' and hidden ones are not found. */
+export async function findServices(db: Executor, tenantId: string, serviceIds: readonly string[]): Promise<ServiceRow[]> {
+  if (serviceIds.length === 0) return [];
+  return db
+    .select(serviceColumns)
+    .from(services)
+    .where(and(visibleService(tenantId), sql`${services.id} = any(${sql.param([...serviceIds])}::uuid[])`));
+}
+
 /**
  * A service of the tenant and the caller's service role assignment on it, in one statement: the
  * authorization every request on a service starts with.

@@ -1,0 +1,131 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { call } from '../../test/app';
+import { createAspect, createCategory, createService } from '../../test/factories';
+import { webhookReceiver } from '../../test/webhookReceiver';
+
+const h = webhookReceiver();
+
+/** Calls the API as the world's editor (or the given token) and expects a success. */
+async function ok(method: 'POST' | 'PUT', url: string, body: unknown, token = h.w.tokens.editor) {
+  const res = await call(h.t.app, method, url, { token, body });
+  expect(res.statusCode, res.body).toBeLessThan(300);
+  return res.json();
+}
+
+describe('what a delivery carries', () => {
+  it("names the catalog's changes with what the endpoint's role may see, read for every service of the round at once", async () => {
+    const first = await createService(h.t.db, h.w.tenant.id);
+    const second = await createService(h.t.db, h.w.tenant.id);
+    const secondCategory = await createCategory(h.t.db, h.w.tenant.id, second.id);
+    const reader = await h.register(['catalog.changed'], 'reader');
+    const editor = await h.register(['catalog.changed'], 'editor');
+    const category = await ok('POST', '/api/categories', { serviceId: first.id, name: 'Named category', position: 0 }, h.w.tokens.admin);
+    const categoryId = (category.category ?? category).id as string;
+    const open = await ok('POST', '/api/aspects', { serviceId: first.id, categoryId, title: 'Open change', description: '', isPublic: true });
+    const hidden = await ok('POST', '/api/aspects', { serviceId: second.id, categoryId: secondCategory.id, title: 'Hidden change', description: '' });
+    // One round sends them all.
+    await h.t.app.webhooks.drain();
+    const forReader = h.signedWith(reader.secret).map((r) => h.verified(reader.secret, r).data);
+    const forEditor = h.signedWith(editor.secret).map((r) => h.verified(editor.secret, r).data);
+    expect(forReader.flatMap((d) => d.changes)).toEqual([
+      expect.objectContaining({ kind: 'category', category_id: categoryId, name: 'Named category' }),
+      expect.objectContaining({ kind: 'aspect', aspect_id: (open.aspect ?? open).id, title: 'Open change', is_public: true }),
+    ]);
+    expect(forReader.map((d) => d.service_id)).toEqual([first.id, first.id]);
+    expect(forEditor.flatMap((d) => d.changes).map((c: { title?: string; name?: string }) => c.title ?? c.name)).toEqual([
+      'Named category',
+      'Open change',
+      'Hidden change',
+    ]);
+    expect(forEditor.at(-1)).toMatchObject({
+      service_id: second.id,
+      changes: [expect.objectContaining({ aspect_id: (hidden.aspect ?? hidden).id, is_public: false })],
+    });
+    // The reader-level endpoint's delivery of the private aspect is recorded, not sent.
+    const notSent = (await h.deliveriesOf(reader.webhook.id)).filter((d) => d.responseStatus === null);
+    expect(notSent.map((d) => d.error)).toEqual([expect.stringContaining('not sent')]);
+    await h.remove(reader.webhook.id);
+    await h.remove(editor.webhook.id);
+  });
+
+  it('tells a reader-level endpoint of public snapshots only, and an editor-level one of every snapshot', async () => {
+    const reader = await h.register(['snapshot.taken'], 'reader');
+    const editor = await h.register(['snapshot.taken'], 'editor');
+    const service = await createService(h.t.db, h.w.tenant.id);
+    for (const [label, visibility] of [
+      ['Internal review', 'internal'],
+      ['Published plan', 'public'],
+    ]) {
+      await ok('POST', '/api/snapshots', { serviceId: service.id, label, visibility }, h.w.tokens.admin);
+    }
+    await h.t.app.webhooks.drain();
+    expect(h.signedWith(reader.secret).map((r) => h.verified(reader.secret, r).data)).toEqual([
+      expect.objectContaining({ service_id: service.id, label: 'Published plan', visibility: 'public' }),
+    ]);
+    expect(h.signedWith(editor.secret).map((r) => h.verified(editor.secret, r).data.label)).toEqual(['Internal review', 'Published plan']);
+    await h.remove(reader.webhook.id);
+    await h.remove(editor.webhook.id);
+  });
+
+  it('sends each cell with its value now, for cells of several services in one round', async () => {
+    const { webhook, secret } = await h.register(['availability.changed'], 'editor');
+    const cells: { aspectId: string; value: string }[] = [];
+    for (const n of [1, 2, 3]) {
+      const service = await createService(h.t.db, h.w.tenant.id);
+      const category = await createCategory(h.t.db, h.w.tenant.id, service.id);
+      const aspect = await createAspect(h.t.db, h.w.tenant.id, service.id, category.id, { isPublic: n !== 2, title: `Aspect ${n}` });
+      cells.push({ aspectId: aspect.id, value: `Value ${n}` });
+    }
+    for (const c of cells) await ok('POST', '/api/availabilities', { aspectId: c.aspectId, timeBucket: '2031-Q4', value: c.value });
+    // The last value written before the round is the one sent.
+    await ok('POST', '/api/availabilities', { aspectId: cells[0]!.aspectId, timeBucket: '2031-Q4', value: 'Value 1, changed' });
+    await h.t.app.webhooks.drain();
+    const sent = h.received.map((r) => h.verified(secret, r).data.cells[0]);
+    expect(sent.map((c: { aspect_id: string; value: string; aspect_title: string }) => [c.aspect_id, c.value, c.aspect_title])).toEqual([
+      [cells[0]!.aspectId, 'Value 1, changed', 'Aspect 1'],
+      [cells[1]!.aspectId, 'Value 2', 'Aspect 2'],
+      [cells[2]!.aspectId, 'Value 3', 'Aspect 3'],
+      [cells[0]!.aspectId, 'Value 1, changed', 'Aspect 1'],
+    ]);
+    await h.remove(webhook.id);
+  });
+});
+
+describe('how a round sends', () => {
+  it("sends an endpoint's deliveries one at a time: a failure holds back its service only, no answer at all the rest of the endpoint", async () => {
+    const services = [await createService(h.t.db, h.w.tenant.id), await createService(h.t.db, h.w.tenant.id)];
+    const rename = (i: number, name: string) => ok('PUT', `/api/services/${services[i]!.id}`, { name }, h.w.tokens.admin);
+    const { webhook } = await h.register(['service.updated']);
+    // The first service's event is answered 500: its next event waits, the other service's goes.
+    h.answers = [500];
+    await rename(0, 'First, failing');
+    await rename(0, 'First, waiting');
+    await rename(1, 'Second, sent');
+    await h.t.app.webhooks.drain();
+    expect(h.received.map((r) => JSON.parse(r.body).data.service.name)).toEqual(['First, waiting', 'Second, sent']);
+    expect((await h.deliveriesOf(webhook.id)).map((d) => [d.status, d.attempts])).toEqual([
+      ['pending', 1],
+      ['pending', 0],
+      ['succeeded', 1],
+    ]);
+    await h.remove(webhook.id);
+
+    // An endpoint that does not answer at all: its first delivery is tried, the rest wait uncounted.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/hook`;
+    await new Promise((r) => closed.close(r));
+    const gone = await h.register(['service.updated'], 'reader', { url });
+    await rename(0, 'Nobody hears this');
+    await rename(1, 'Nor this');
+    await h.t.app.webhooks.drain();
+    const tried = (await h.deliveriesOf(gone.webhook.id)).map((d) => [d.status, d.attempts, d.responseStatus, d.error !== null]);
+    expect(tried).toEqual([
+      ['pending', 1, null, true],
+      ['pending', 0, null, false],
+    ]);
+    await h.remove(gone.webhook.id);
+  });
+});
