@@ -43,7 +43,8 @@ export function webhookOptionsFromEnv(log: (line: string) => void, port: number)
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: WebhookFigure[]; notes: string[] }> {
-  const arrivals = new Map<string, number>();
+  /** When each aspect's deliveries arrived, in order: a service's events are sent in order, one per write. */
+  const arrivals = new Map<string, number[]>();
   let received = 0;
   const receiver: Server = createServer((req, res) => {
     let body = '';
@@ -52,7 +53,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
       const at = performance.now();
       received++;
       try {
-        for (const cell of JSON.parse(body).data.cells ?? []) arrivals.set(String(cell.value), at);
+        for (const cell of JSON.parse(body).data.cells ?? []) arrivals.set(String(cell.aspect_id), [...(arrivals.get(String(cell.aspect_id)) ?? []), at]);
       } catch {
         // not ours
       }
@@ -94,21 +95,21 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
       services.push({ aspectId: (aspect.aspect ?? aspect).id });
     }
     let n = 0;
-    const write = async (aspectId: string): Promise<{ value: string; ms: number; at: number }> => {
+    const write = async (aspectId: string): Promise<{ aspectId: string; ms: number; at: number }> => {
       const value = `v${n++}`;
       const start = performance.now();
       await ok('POST', '/api/availabilities', { aspectId, timeBucket: '2030-Q1', value });
       const at = performance.now();
-      return { value, ms: at - start, at };
+      return { aspectId, ms: at - start, at };
     };
 
     const off: number[] = [];
     const on: number[] = [];
-    const sent: { value: string; at: number }[] = [];
+    const sent: { aspectId: string; at: number }[] = [];
     let hookId = '';
     o.log(`webhooks: ${o.blocks} blocks of ${o.writes} writes each side`);
-    // Each write goes to the next service's aspect: the content is read when sent, so a cell written
-    // again before its delivery left would be sent with the later value.
+    // Each write goes to the next service's aspect; the k-th delivery of an aspect is its k-th write's
+    // (the content is read when sent, so its value may be a later write's).
     const aspectOf = (i: number) => services[i % services.length]!.aspectId;
     /** Waits until the receiver has been quiet for `quietMs`. */
     const settle = async (quietMs: number) => {
@@ -134,7 +135,13 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
       await settle(500);
       await ok('DELETE', `/api/webhooks/${hookId}`);
     }
-    const latencies = sent.filter((s) => arrivals.has(s.value)).map((s) => arrivals.get(s.value)! - s.at);
+    const nth = new Map<string, number>();
+    const latencies = sent.flatMap((s) => {
+      const k = nth.get(s.aspectId) ?? 0;
+      nth.set(s.aspectId, k + 1);
+      const arrived = arrivals.get(s.aspectId)?.[k];
+      return arrived === undefined ? [] : [arrived - s.at];
+    });
 
     o.log(`webhooks: burst of ${o.burst} writes over ${services.length} services`);
     await ok('POST', '/api/webhooks', { url: hookUrl, events: ['availability.changed'], role: 'editor' });
