@@ -183,8 +183,8 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Sends every delivery due now, round after round, until none is left; answers how many were
-   * attempted. A round reads its deliveries' endpoints in one statement, what they carry in a few
+   * Sends every delivery due now, in rounds of a claim each while the claims come back full;
+   * answers how many were attempted. A round reads its deliveries' endpoints in one statement, what they carry in a few
    * per tenant (the services, aspects, values, categories and snapshots they name) and writes every
    * outcome in one more, however many deliveries it holds.
    */
