@@ -1,7 +1,7 @@
 /**
  * Webhooks (docs/decisions/0131-webhooks.md, 0132-webhook-delivery.md), `BENCH_STEPS=webhooks`: one
  * real server on the embedded database (or on a fresh PostgreSQL database with DATABASE_URL), a
- * receiver on 127.0.0.1 answering 200 at once.
+ * receiver on 127.0.0.1 answering 200 at once, in a process of its own (bench/webhookReceiver.mjs).
  *
  * 1. Writes with webhooks off and on: availability writes one after the other, in alternating
  *    blocks (off, on, off, on...) so that both see the same machine; p50 and p99 of each, and the
@@ -11,11 +11,11 @@
  * 3. Throughput: a burst of writes over 20 services (deliveries of one service go in order, one at
  *    a time), from the first write to the last delivery received: deliveries per second.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, percentile } from './http';
 import { ADMIN, startServer } from './server';
 
@@ -37,7 +37,7 @@ export interface WebhookOptions {
 
 export function webhookOptionsFromEnv(log: (line: string) => void, port: number): WebhookOptions {
   const small = process.env.BENCH_SCALE === 'small';
-  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 4, burst: small ? 200 : 2000, log };
+  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 8, burst: small ? 200 : 2000, log };
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
@@ -46,22 +46,20 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
   /** When each aspect's deliveries arrived, in order: a service's events are sent in order, one per write. */
   const arrivals = new Map<string, number[]>();
   let received = 0;
-  const receiver: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const at = performance.now();
+  // The receiver runs in a process of its own, as a real one does: its work is not the bench's
+  // client's, whose writes it would otherwise delay.
+  const receiver = fork(fileURLToPath(new URL('./webhookReceiver.mjs', import.meta.url)), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    receiver.once('error', reject);
+    receiver.on('message', (m: { type: string; port?: number; at?: number; aspects?: string[] }) => {
+      if (m.type === 'listening') resolve(m.port!);
+      if (m.type !== 'delivery') return;
       received++;
-      try {
-        for (const cell of JSON.parse(body).data.cells ?? []) arrivals.set(String(cell.aspect_id), [...(arrivals.get(String(cell.aspect_id)) ?? []), at]);
-      } catch {
-        // not ours
-      }
-      res.end('ok');
+      const at = m.at! - performance.timeOrigin;
+      for (const aspect of m.aspects!) arrivals.set(aspect, [...(arrivals.get(aspect) ?? []), at]);
     });
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const hookUrl = `http://127.0.0.1:${port}/hook`;
   const work = mkdtempSync(join(tmpdir(), 'catalog-bench-webhooks-'));
   const webRoot = join(work, 'no-web');
   mkdirSync(webRoot, { recursive: true });
@@ -201,7 +199,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     return { figures, notes };
   } finally {
     await server.stop();
-    await new Promise((r) => receiver.close(r));
+    receiver.disconnect();
     rmSync(work, { recursive: true, force: true });
   }
 }
