@@ -48,9 +48,11 @@ const listingColumns = {
   tenantIds: tenantIdsOf(sql`${users.id}`),
 };
 
+/** A user's tenants: the primary one first, then those they are a member of. */
+const withPrimary = (primary: string, memberships: readonly string[] | null) => [...new Set([primary, ...(memberships ?? [])])];
+
 function listing(r: { user: typeof users.$inferSelect | null; tenantName: string | null; tenantIds: string[] | null }): UserListing {
-  const ids = new Set([r.user!.tenantId, ...(r.tenantIds ?? [])]);
-  return { ...r.user!, tenantIds: [...ids], tenantName: r.tenantName ?? null };
+  return { ...r.user!, tenantIds: withPrimary(r.user!.tenantId, r.tenantIds), tenantName: r.tenantName ?? null };
 }
 
 function usersQuery(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string) {
@@ -132,7 +134,6 @@ export async function pageTenantPeople(db: Executor, tenantId: string, page: Use
   return (res as unknown as { rows: PersonRow[] }).rows.map((r) => {
     const id = String(r.id);
     if (r.invitation) return { id, invitation: true };
-    const ids = new Set([r.tenant_id, ...r.tenant_ids]);
     const user: ListedMember = {
       id,
       name: r.name,
@@ -140,7 +141,7 @@ export async function pageTenantPeople(db: Executor, tenantId: string, page: Use
       role: r.role,
       superAdmin: r.super_admin,
       tenantId: r.tenant_id,
-      tenantIds: [...ids],
+      tenantIds: withPrimary(r.tenant_id, r.tenant_ids),
       userGroup: r.user_group,
       authProvider: r.auth_provider,
       createdAt: new Date(r.created_at),
