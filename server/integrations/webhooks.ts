@@ -126,8 +126,10 @@ export class WebhookDispatcher {
     this.unfollow = this.database.changes.follow((change) => {
       if (EVENT_TABLES.has(change.table) || change.table === '*') this.wakeSoon();
     });
+    // The poll finds retries come due and leases run out; while writes are being gathered, their
+    // round comes soon anyway, and a poll's round then would land among the writes.
     const tick = () => {
-      this.wake();
+      if (!this.gathering) this.wake();
       this.timer = setTimeout(tick, POLL_MS);
       this.timer.unref();
     };
