@@ -91,6 +91,32 @@ describe('what a delivery carries', () => {
     ]);
     await h.remove(webhook.id);
   });
+
+  it("names at most 100 of a statement's cells and counts them all, in one event every endpoint gets under the same id", async () => {
+    const first = await h.register(['availability.changed'], 'editor');
+    const second = await h.register(['availability.changed'], 'editor');
+    const service = await createService(h.t.db, h.w.tenant.id);
+    const category = await createCategory(h.t.db, h.w.tenant.id, service.id);
+    const cells: { aspectId: string; timeBucket: string; value: string }[] = [];
+    for (let i = 0; i < 30; i++) {
+      const aspect = await createAspect(h.t.db, h.w.tenant.id, service.id, category.id, { title: `Aspect ${i}` });
+      for (const q of [1, 2, 3, 4]) cells.push({ aspectId: aspect.id, timeBucket: `2031-Q${q}`, value: `Plan ${i}.${q}` });
+    }
+    await ok('POST', '/api/availabilities/batch', { serviceId: service.id, cells });
+    await h.t.app.webhooks.drain();
+    const [toFirst, toSecond] = [first, second].map(({ secret }) => h.signedWith(secret));
+    expect([toFirst!.length, toSecond!.length]).toEqual([1, 1]);
+    expect(toFirst![0]!.headers['webhook-id']).toBe(toSecond![0]!.headers['webhook-id']);
+    const data = h.verified(first.secret, toFirst![0]!).data;
+    expect(data).toMatchObject({ service_id: service.id, count: 120 });
+    const named = data.cells as { aspect_id: string; time_bucket: string; value: string }[];
+    expect(named).toHaveLength(100);
+    const written = new Map(cells.map((c) => [`${c.aspectId} ${c.timeBucket}`, c.value]));
+    expect(new Set(named.map((c) => `${c.aspect_id} ${c.time_bucket}`)).size).toBe(100);
+    for (const c of named) expect(c.value).toBe(written.get(`${c.aspect_id} ${c.time_bucket}`));
+    await h.remove(first.webhook.id);
+    await h.remove(second.webhook.id);
+  });
 });
 
 describe('how a round sends', () => {
