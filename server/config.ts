@@ -57,6 +57,8 @@ const envSchema = z
     WEBHOOK_ALLOW_PRIVATE_TARGETS: boolFlag.default(false),
     /** Whether this process sends webhook deliveries ('off': they wait in the database for a process that does). */
     WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
+    /** Days a finished delivery (sent, or failed for good) stays in its endpoint's delivery log. */
+    WEBHOOK_LOG_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** How long one delivery attempt may take, connection and answer together. */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
     /** The most aspects one .catalog file may hold (docs/decisions/0136-imports-in-steps.md). */

@@ -198,3 +198,9 @@ export const webhookDeliveryViewSchema = z.object({
   last_attempt_at: isoDate.nullable(),
   next_attempt_at: isoDate.nullable(),
 });
+
+/** GET /api/webhooks/:id/deliveries: newest first. */
+export const webhookDeliveryPageSchema = z.object({
+  deliveries: z.array(webhookDeliveryViewSchema),
+  next_before: z.number().int().nullable().describe('The cursor of the next (older) page (`before`), null when this page is not full'),
+});

@@ -175,6 +175,13 @@ const idCursor = (what: string) =>
 /** GET /api/availabilities/aspect/:id/history. */
 export const historyPageQuerySchema = z.object({ limit: limitOf(HISTORY_PAGE_MAX), before: idCursor('a history entry') });
 
+/** A page of an endpoint's delivery log. */
+export const DELIVERY_PAGE_DEFAULT = 100;
+export const DELIVERY_PAGE_MAX = 500;
+
+/** GET /api/webhooks/:id/deliveries: `before` is the `next_before` of the page before (the last delivery's place in the log). */
+export const deliveryPageQuerySchema = z.object({ limit: limitOf(DELIVERY_PAGE_MAX), before: idCursor('a delivery log entry') });
+
 /** GET /api/snapshots/service/:id: `before` is the id of the last snapshot of the page before. */
 export const snapshotPageQuerySchema = z.object({
   limit: limitOf(SNAPSHOT_LIST_CAP),

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config';
 import type { Database } from '../db';
 import { webhookDeliveries, webhookEndpoints } from '../db/schema';
-import type { WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
+import { pruneDeliveryLog, type WebhookDeliveryRow, type WebhookEndpointRow } from '../db/queries/integrations';
 import { writeAudit } from '../commands/audit';
 import { eventContents } from './eventContent';
 import { sendWebhook, type SendResult } from './send';
@@ -33,6 +33,8 @@ const GATHER_MS = 100;
 const MAX_GATHER_MS = 1000;
 /** The longest body sent: larger events list fewer rows (the triggers keep 100) and say how many. */
 const MAX_BODY_BYTES = 256 * 1024;
+/** How often a process removes finished deliveries older than WEBHOOK_LOG_DAYS from the delivery logs. */
+const PRUNE_EVERY_MS = 3600 * 1000;
 /** How long the previous secret still signs after a rotation. */
 export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
 
@@ -108,6 +110,9 @@ export class WebhookDispatcher {
   private stopped = false;
   private started = false;
   private unfollow: (() => void) | null = null;
+  /** When this process last pruned the delivery logs (0: not yet). */
+  private prunedAt = 0;
+  private pruning: Promise<number> | null = null;
   /** Deliveries sent since start, for figures. */
   sent = 0;
   /** Whether any endpoint is enabled, read again when any process writes the endpoints: without one, a round costs nothing. */
@@ -130,6 +135,10 @@ export class WebhookDispatcher {
     // round comes soon anyway, and a poll's round then would land among the writes.
     const tick = () => {
       if (!this.gathering) this.wake();
+      if (performance.now() - this.prunedAt >= PRUNE_EVERY_MS || this.prunedAt === 0) {
+        this.prunedAt = performance.now();
+        void this.prune().catch((err: unknown) => this.log().error({ err }, 'webhook delivery log pruning failed'));
+      }
       this.timer = setTimeout(tick, POLL_MS);
       this.timer.unref();
     };
@@ -142,6 +151,26 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     if (this.gathering) clearTimeout(this.gathering);
     await this.running;
+    await this.pruning?.catch(() => undefined);
+  }
+
+  /**
+   * Removes finished deliveries queued over WEBHOOK_LOG_DAYS ago from every endpoint's delivery
+   * log (at start and hourly); deliveries still waiting are kept. Answers how many were removed.
+   */
+  prune(): Promise<number> {
+    this.pruning ??= (async () => {
+      const endpoints = await this.database.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints);
+      let removed = 0;
+      for (const { id } of endpoints) {
+        if (this.stopped) break;
+        removed += await pruneDeliveryLog(this.database.db, id, this.config.WEBHOOK_LOG_DAYS);
+      }
+      return removed;
+    })().finally(() => {
+      this.pruning = null;
+    });
+    return this.pruning;
   }
 
   /** Looks for due deliveries once the writes have been quiet for GATHER_MS, or MAX_GATHER_MS after the first. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { MAX_ACTIVE_API_TOKENS } from '../../../common/schemas/integrations';
 import { apiTokens, services, tenants, webhookDeliveries, webhookEndpoints } from '../schema';
@@ -138,13 +138,25 @@ export async function findWebhook(db: Executor, tenantId: string, id: string): P
 }
 
 /** The delivery log of an endpoint, newest first. */
-export async function listDeliveries(db: Executor, tenantId: string, endpointId: string, limit = 100): Promise<WebhookDeliveryRow[]> {
+/** A page of an endpoint's delivery log, newest first: those queued before `before` (a delivery's `seq`), when given. */
+export async function listDeliveries(
+  db: Executor,
+  tenantId: string,
+  endpointId: string,
+  page: { before?: number; limit: number },
+): Promise<WebhookDeliveryRow[]> {
   return db
     .select()
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.endpointId, endpointId)))
+    .where(
+      and(
+        eq(webhookDeliveries.tenantId, tenantId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        page.before === undefined ? undefined : lt(webhookDeliveries.seq, page.before),
+      ),
+    )
     .orderBy(desc(webhookDeliveries.seq))
-    .limit(limit);
+    .limit(page.limit);
 }
 
 export async function insertWebhook(db: Executor, values: typeof webhookEndpoints.$inferInsert): Promise<WebhookEndpointRow> {
@@ -186,4 +198,40 @@ export async function requeueDelivery(db: Executor, tenantId: string, endpointId
     .values({ tenantId, endpointId, eventId: original.eventId, eventType: original.eventType, serviceKey: original.serviceKey, data: original.data })
     .returning();
   return queued;
+}
+
+/** Deliveries looked at by one statement of the delivery log's pruning. */
+const PRUNE_BATCH = 1000;
+
+/**
+ * Removes an endpoint's finished deliveries (sent, or failed for good) queued over `days` ago,
+ * walking its log oldest first a thousand at a time (a short statement each, so other requests go
+ * between them on the embedded database) until it reaches one queued since. Deliveries still
+ * waiting are kept whatever their age: the order of their service depends on them. Answers how
+ * many were removed.
+ */
+export async function pruneDeliveryLog(db: Executor, endpointId: string, days: number): Promise<number> {
+  let after = 0;
+  let removed = 0;
+  for (;;) {
+    type Row = { last: number | null; looked: number; all_old: boolean | null; removed: number };
+    const res = await db.execute<Row>(sql`
+      WITH batch AS (
+        SELECT id, seq, status, created_at < now() - make_interval(days => ${days}) AS old
+          FROM webhook_deliveries
+         WHERE endpoint_id = ${endpointId}::uuid AND seq > ${after}
+         ORDER BY seq
+         LIMIT ${PRUNE_BATCH}
+      ), gone AS (
+        DELETE FROM webhook_deliveries d USING batch b
+         WHERE d.id = b.id AND b.old AND b.status IN ('succeeded', 'failed')
+        RETURNING 1
+      )
+      SELECT max(seq)::float8 AS last, count(*)::int AS looked, bool_and(old) AS all_old, (SELECT count(*)::int FROM gone) AS removed FROM batch`);
+    const row = (res as unknown as { rows: Row[] }).rows[0]!;
+    removed += row.removed;
+    if (row.looked < PRUNE_BATCH || !row.all_old || row.last === null) return removed;
+    after = row.last;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }

@@ -107,6 +107,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
     index('webhook_deliveries_order_idx').on(t.endpointId, t.serviceKey, t.seq),
-    index('webhook_deliveries_log_idx').on(t.endpointId, t.createdAt),
+    // The delivery log, newest first, and its pruning, oldest first (WEBHOOK_LOG_DAYS).
+    index('webhook_deliveries_log_seq_idx').on(t.endpointId, t.seq),
   ],
 );

@@ -4,9 +4,11 @@ import {
   createWebhookSchema,
   INTEGRATION_MESSAGES,
   updateWebhookSchema,
+  webhookDeliveryPageSchema,
   webhookDeliveryViewSchema,
   webhookViewSchema,
 } from '../../../common/schemas/integrations';
+import { DELIVERY_PAGE_DEFAULT, deliveryPageQuerySchema } from '../../../common/schemas/paging';
 import type { RouteDoc } from '../../openapi';
 import { writeAudit } from '../../commands/audit';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, requeueDelivery, updateWebhook } from '../../db/queries/integrations';
@@ -137,13 +139,21 @@ export default async function webhookRoutes(app: FastifyInstance) {
 
   app.get(
     '/webhooks/:id/deliveries',
-    doc("An endpoint's delivery log, newest first (100)", { 200: z.object({ deliveries: z.array(webhookDeliveryViewSchema) }) }),
+    doc(
+      "An endpoint's delivery log, newest first, a page at a time (finished deliveries are kept for the server's WEBHOOK_LOG_DAYS, 30 by default)",
+      { 200: webhookDeliveryPageSchema },
+      { query: deliveryPageQuerySchema },
+    ),
     async (req) => {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
       const { id } = idsOf(req, M.webhookNotFound);
+      const query = parse(deliveryPageQuerySchema, req.query);
       if (!(await findWebhook(db(), tenantId, id))) throw notFound(M.webhookNotFound);
-      return { deliveries: (await listDeliveries(db(), tenantId, id)).map(presentDelivery) };
+      const limit = query.limit ?? DELIVERY_PAGE_DEFAULT;
+      const rows = await listDeliveries(db(), tenantId, id, { before: query.before, limit });
+      const last = rows.at(-1);
+      return { deliveries: rows.map(presentDelivery), next_before: rows.length === limit && last ? last.seq : null };
     },
   );
 
