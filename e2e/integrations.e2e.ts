@@ -72,6 +72,29 @@ test.describe('Tenant Settings: API tokens and webhooks', () => {
     await page.keyboard.press('Escape');
     await expect(log).toBeHidden();
 
+    // A service created and 101 writes are 102 deliveries: the log shows the newest 100 (and its
+    // header row), and the two older ones on asking.
+    const api = await apiAs(request, email, 'secret-pass');
+    const { service } = await api.send('POST', '/services', { name: `Hooked ${u}`, slug: `hooked-${u}` });
+    const { category } = await api.send('POST', '/categories', { serviceId: service.id, name: 'Plans', position: 0 });
+    const { aspect } = await api.send('POST', '/aspects', { serviceId: service.id, categoryId: category.id, title: 'Uptime', description: '', isPublic: true });
+    for (let i = 0; i < 101; i += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, 101 - i) }, (_, k) =>
+          api.send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: service.timeline[(i + k) % service.timeline.length], value: `Plan ${i + k}` }),
+        ),
+      );
+    }
+    await hook.getByRole('button', { name: /Delivery log/ }).click();
+    const rows = log.getByRole('table', { name: 'Deliveries' }).getByRole('row');
+    await expect(rows).toHaveCount(101);
+    await log.getByRole('button', { name: 'Show older deliveries' }).click();
+    await expect(rows).toHaveCount(103);
+    await expect(log.getByRole('button', { name: 'Show older deliveries' })).toHaveCount(0);
+    await expectAccessible(page, 'delivery log of 102 deliveries');
+    await page.keyboard.press('Escape');
+    await expect(log).toBeHidden();
+
     // At 320 px wide the sections fit: the tables scroll in their own panel, nothing runs past the window.
     await page.setViewportSize({ width: 320, height: 740 });
     await expect(hooks).toBeVisible();

@@ -103,12 +103,23 @@ export function useDeleteWebhook() {
   });
 }
 
+/**
+ * An endpoint's delivery log, newest first, a page at a time: read afresh each time it is opened,
+ * and every few seconds while it is open, so the statuses follow the sending.
+ */
 export function useDeliveries(webhookId: string | null) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: [...webhookKey, webhookId, 'deliveries'],
     enabled: webhookId !== null,
-    queryFn: () =>
-      request<{ deliveries: WebhookDelivery[] }>(`/webhooks/${webhookId}/deliveries`, { fallback: 'Failed to load deliveries' }).then((r) => r.deliveries),
+    staleTime: 0,
+    refetchInterval: 5_000,
+    initialPageParam: null as number | null,
+    queryFn: ({ pageParam }) =>
+      request<{ deliveries: WebhookDelivery[]; next_before: number | null }>(
+        `/webhooks/${webhookId}/deliveries${pageParam === null ? '' : `?before=${pageParam}`}`,
+        { fallback: 'Failed to load deliveries' },
+      ),
+    getNextPageParam: (last) => last.next_before,
   });
 }
 

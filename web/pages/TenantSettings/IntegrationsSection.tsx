@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
-import { memo, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { z } from 'zod';
 import {
   createApiTokenSchema,
@@ -201,7 +201,7 @@ function CreateWebhookModal({ opened, onClose, onCreated }: { opened: boolean; o
 function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; onClose: () => void }) {
   const deliveries = useDeliveries(webhook?.id ?? null);
   const again = useSendAgain(webhook?.id ?? '');
-  const rows = deliveries.data ?? [];
+  const rows = useMemo(() => deliveries.data?.pages.flatMap((p) => p.deliveries) ?? [], [deliveries.data]);
   return (
     <CatalogModal opened={webhook !== null} onClose={onClose} title="Delivery log" size="xl">
       <Text size="sm" mb="sm" style={{ overflowWrap: 'anywhere' }}>
@@ -259,6 +259,11 @@ function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; on
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>
+      ) : null}
+      {deliveries.hasNextPage ? (
+        <Button variant="default" size="xs" mt="sm" loading={deliveries.isFetchingNextPage} onClick={() => void deliveries.fetchNextPage()}>
+          Show older deliveries
+        </Button>
       ) : null}
       {!deliveries.isLoading && rows.length === 0 ? <Text>Nothing sent yet</Text> : null}
     </CatalogModal>
