@@ -188,11 +188,10 @@ async function planImport(db: Executor, service: ServiceRow, file: Buffer, maxAs
   const { quarters, rows, errors } = readRoadmapCsv(file, maxAspects);
   const timeline = new Set(service.timeline);
   const inTimeline = quarters.filter((q) => timeline.has(q));
-  const [categories, aspects, texts] = await Promise.all([
-    listCategories(db, service.tenantId, service.id),
-    listAspects(db, service.tenantId, service.id, { includePrivate: true }),
-    availabilitiesOfService(db, service.tenantId, service.id, { includePrivate: true }),
-  ]);
+  // One after the other: in the apply, `db` is a transaction, whose one connection runs one query at a time.
+  const categories = await listCategories(db, service.tenantId, service.id);
+  const aspects = await listAspects(db, service.tenantId, service.id, { includePrivate: true });
+  const texts = await availabilitiesOfService(db, service.tenantId, service.id, { includePrivate: true });
   const categoryByName = new Map(categories.map((c) => [c.name.trim().toLowerCase(), c]));
   const categoryName = new Map(categories.map((c) => [c.id, c.name]));
   const aspectByKey = new Map(aspects.map((a) => [`${(categoryName.get(a.categoryId) ?? '').trim().toLowerCase()}\u0000${a.title.trim().toLowerCase()}`, a]));
