@@ -156,7 +156,8 @@ export class WebhookDispatcher {
 
   /**
    * Removes finished deliveries queued over WEBHOOK_LOG_DAYS ago from every endpoint's delivery
-   * log (at start and hourly); deliveries still waiting are kept. Answers how many were removed.
+   * log (at start and hourly), then vacuums the table; deliveries still waiting are kept. Answers
+   * how many were removed.
    */
   prune(): Promise<number> {
     this.pruning ??= (async () => {
@@ -166,6 +167,9 @@ export class WebhookDispatcher {
         if (this.stopped) break;
         removed += await pruneDeliveryLog(this.database.db, id, this.config.WEBHOOK_LOG_DAYS);
       }
+      // The space of the rows removed is used again only once the table is vacuumed: the embedded
+      // database never does it by itself (it has no autovacuum), and PostgreSQL's may come late.
+      if (removed > 0 && !this.stopped) await this.database.exclusive((owner) => owner.execute(sql`VACUUM webhook_deliveries`));
       return removed;
     })().finally(() => {
       this.pruning = null;

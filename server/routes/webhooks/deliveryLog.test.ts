@@ -77,4 +77,19 @@ describe('the delivery log', () => {
     await h.remove(webhook.id);
     await h.remove(other.webhook.id);
   });
+
+  it('takes no more room for a month of deliveries pruned than for the one before', async () => {
+    const { webhook } = await h.register(['service.updated']);
+    const size = async () => {
+      const res = await h.t.db.execute<{ n: string }>(sql`select pg_relation_size('webhook_deliveries') as n`);
+      return Number((res as unknown as { rows: { n: string }[] }).rows[0]!.n);
+    };
+    await queue(webhook.id, 3000, { daysAgo: 40 });
+    expect(await h.t.app.webhooks.prune()).toBe(3000);
+    const before = await size();
+    await queue(webhook.id, 3000, { daysAgo: 40 });
+    expect(await h.t.app.webhooks.prune()).toBe(3000);
+    expect(await size()).toBeLessThanOrEqual(before);
+    await h.remove(webhook.id);
+  });
 });
