@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { Webhook } from 'standardwebhooks';
 import type { Config } from '../config';
 import type { Database } from '../db';
 import { webhookDeliveries, webhookEndpoints } from '../db/schema';
@@ -9,6 +7,7 @@ import { pruneDeliveryLog, type WebhookDeliveryRow, type WebhookEndpointRow } fr
 import { writeAudit } from '../commands/audit';
 import { eventContents } from './eventContent';
 import { sendWebhook, type SendResult } from './send';
+import { signDelivery } from './signing';
 import { StampedCache } from '../db/writeStamps';
 
 /** Seconds after each failed attempt before the next (Standard Webhooks' schedule): the last is about 27 hours after the first. */
@@ -35,27 +34,9 @@ const MAX_GATHER_MS = 1000;
 const MAX_BODY_BYTES = 256 * 1024;
 /** How often a process removes finished deliveries older than WEBHOOK_LOG_DAYS from the delivery logs. */
 const PRUNE_EVERY_MS = 3600 * 1000;
-/** How long the previous secret still signs after a rotation. */
-export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
 
 /** The tables whose writes may have queued deliveries (migration 0011's triggers). */
 const EVENT_TABLES = new Set(['services', 'categories', 'aspects', 'availabilities', 'snapshots']);
-
-/** A new signing secret, in the Standard Webhooks form. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-/** The Standard Webhooks headers of a body: the message id, the time, and a signature per live secret. */
-export function signDelivery(endpoint: Pick<WebhookEndpointRow, 'secret' | 'previousSecret' | 'previousSecretUntil'>, eventId: string, at: Date, body: string) {
-  const secrets = [endpoint.secret];
-  if (endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil.getTime() > at.getTime()) secrets.push(endpoint.previousSecret);
-  return {
-    'webhook-id': eventId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((s) => new Webhook(s).sign(eventId, at, body)).join(' '),
-  };
-}
 
 /** An attempt's outcome, as it is written to its delivery. */
 interface Outcome {

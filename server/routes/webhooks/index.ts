@@ -13,7 +13,7 @@ import type { RouteDoc } from '../../openapi';
 import { writeAudit } from '../../commands/audit';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, requeueDelivery, updateWebhook } from '../../db/queries/integrations';
 import { conflict, invalid, notFound } from '../../errors';
-import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../integrations/webhooks';
+import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../integrations/signing';
 import { refuseUrl } from '../../integrations/targets';
 import { scope } from '../../plugins/context';
 import { requireIntegrationManager } from '../../policies';
