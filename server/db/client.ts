@@ -6,7 +6,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import * as schema from './schema';
 import { currentScope, roleOf, scopeKey, scopeSettings } from './scope';
-import { CHANGE_CHANNEL, ChangeFeed, selfChannel } from './changes';
+import { ChangeFeed } from './changes';
+import { hearOnPooled, SharedListener, startHearing } from './listening';
 
 export type Schema = typeof schema;
 /** The Drizzle handle every query function takes; PGlite and node-postgres share this shape. */
@@ -185,114 +186,6 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
       await pool.end();
     },
   };
-}
-
-/**
- * A new pooled connection hears the change stream where its process needs it: on the embedded
- * database, the one session hears every announcement, on the connection whose COMMIT sent it; on
- * PostgreSQL, a connection hears only its own writes (on a channel of its own, before its COMMIT
- * returns), the shared channel being heard by the process's listener.
- */
-function hearOnPooled(client: PoolClient, kind: Database['kind'], changes: ChangeFeed): void {
-  // The pool hears an idle connection's errors; one checked out and lost between two statements
-  // (the database restarting) would otherwise crash the process. Its next statement fails, and the
-  // pool drops a connection that is no longer queryable when it is released.
-  client.on('error', () => {});
-  const hearing = client as HearingClient;
-  if (kind === 'pglite') {
-    client.on('notification', (n) => n.channel === CHANGE_CHANNEL && changes.hear(n.payload));
-    hearing[LISTEN] = `listen ${CHANGE_CHANNEL}`;
-    return;
-  }
-  const pid = hearing.processID;
-  if (!pid) return;
-  const own = selfChannel(pid);
-  client.on('notification', (n) => n.channel === own && changes.hear(n.payload, false));
-  hearing[LISTEN] = `listen ${own}; select set_config('catalog.self', 'on', false)`;
-}
-
-const LISTEN = Symbol('catalog.listen');
-type HearingClient = PoolClient & { processID?: number; [LISTEN]?: string };
-
-/** The first checkout of a connection starts its hearing (hearOnPooled), before any of its work. */
-async function startHearing(client: HearingClient): Promise<void> {
-  const statement = client[LISTEN];
-  if (!statement) return;
-  await client.query(statement);
-  client[LISTEN] = undefined;
-}
-
-/** How long the listener waits before its next attempt to reconnect: doubling from 50 ms to 2 s. */
-const RELISTEN_MS = { first: 50, max: 2000 };
-
-/**
- * The process's dedicated connection to the shared channel on PostgreSQL. When it is lost, every
- * cache is stale (ChangeFeed.lost) until it is back, then everything is read again.
- */
-class SharedListener {
-  private client: import('pg').Client | undefined;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
-  private delay = RELISTEN_MS.first;
-
-  constructor(
-    private readonly connect: () => import('pg').Client,
-    private readonly changes: ChangeFeed,
-  ) {}
-
-  /** The first connection: a process does not start without the stream. */
-  async start(): Promise<void> {
-    await this.open();
-  }
-
-  private async open(): Promise<void> {
-    const client = this.connect();
-    client.on('notification', (n) => n.channel === CHANGE_CHANNEL && this.changes.hear(n.payload));
-    const lost = () => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.changes.lost();
-      client.end().catch(() => {});
-      this.retry();
-    };
-    client.on('error', lost);
-    client.on('end', lost);
-    try {
-      await client.connect();
-      await client.query(`listen ${CHANGE_CHANNEL}`);
-    } catch (err) {
-      client.removeAllListeners('end');
-      client.end().catch(() => {});
-      throw err;
-    }
-    if (this.stopped) {
-      await client.end().catch(() => {});
-      return;
-    }
-    this.client = client;
-    this.delay = RELISTEN_MS.first;
-    this.changes.regained();
-  }
-
-  private retry(): void {
-    if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.open().catch(() => {
-        this.delay = Math.min(this.delay * 2, RELISTEN_MS.max);
-        this.retry();
-      });
-    }, this.delay);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => {});
-  }
 }
 
 /**
