@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL, useTestRedis } from '../test/redis';
 import type { Database } from '../db';
 import { openTestDatabase } from '../test/db';
-import { postgresRateLimiter, postgresSync, redisRateLimiter, SyncedCounters, type SyncFn } from './rateLimit';
+import { postgresRateLimiter, redisRateLimiter } from './rateLimit';
+import { postgresSync, SyncedCounters, type SyncFn } from './syncedCounters';
 
 /**
  * The API rate limit's shared stores. Two stores on one database stand for two server processes.
