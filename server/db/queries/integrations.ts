@@ -137,7 +137,6 @@ export async function findWebhook(db: Executor, tenantId: string, id: string): P
   return row;
 }
 
-/** The delivery log of an endpoint, newest first. */
 /** A page of an endpoint's delivery log, newest first: those queued before `before` (a delivery's `seq`), when given. */
 export async function listDeliveries(
   db: Executor,
