@@ -1,4 +1,5 @@
 import type { AuditNameIds, AuditNameKind, AuditRow } from '../db/queries/audit';
+import { nextBefore } from './paging';
 
 /** Each action in words, as the audit log shows it; an action missing here shows as recorded. */
 const ACTION_LABELS: Record<string, string> = {
@@ -182,6 +183,5 @@ export function presentAuditEntry(row: AuditRow, names: Names = new Map()) {
 
 /** A page of entries and the cursor of the next (older) page, null on the last one. */
 export function presentAuditPage(rows: AuditRow[], limit: number, names: Names = new Map()) {
-  const last = rows.at(-1);
-  return { entries: rows.map((row) => presentAuditEntry(row, names)), next_before: rows.length === limit && last ? last.id : null };
+  return { entries: rows.map((row) => presentAuditEntry(row, names)), next_before: nextBefore(rows, limit, (r) => r.id) };
 }

@@ -25,6 +25,7 @@ import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/sc
 import { conflict, notFound } from '../../errors';
 import { parsePathId } from '../../commands/serviceWrites';
 import { AvailabilityWriter, writeServiceCells } from '../../commands/availabilityWrites';
+import { nextBefore } from '../../presenters/paging';
 
 type IdParams = { Params: { id: string } };
 
@@ -138,9 +139,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
       const query = parse(historyPageQuerySchema, req.query);
       const limit = query.limit ?? HISTORY_PAGE_DEFAULT;
       const rows = await historyOfAspect(db, tenantId, aspect.id, { before: query.before, limit });
-      const last = rows.at(-1);
-      // The cursor of the next (older) page, as the audit log's: null when this page is not full.
-      return { history: rows.map(presentHistory), next_before: rows.length === limit && last ? last.id : null };
+      return { history: rows.map(presentHistory), next_before: nextBefore(rows, limit, (r) => r.id) };
     },
   );
 

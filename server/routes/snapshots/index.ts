@@ -11,6 +11,7 @@ import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settin
 import { parse } from '../../validation';
 import { SNAPSHOT_LIST_CAP, snapshotPageQuerySchema } from '../../../common/schemas/paging';
 import { parseIdParam } from '../../commands/serviceWrites';
+import { nextBefore } from '../../presenters/paging';
 
 const doc = documented('Snapshots');
 
@@ -35,8 +36,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       // Without `limit`, every snapshot up to the cap (decision 0114).
       const limit = query.limit ?? SNAPSHOT_LIST_CAP;
       const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate, before: query.before, limit });
-      const last = rows.at(-1);
-      return { snapshots: rows.map(presentSnapshotSummary), next_before: rows.length === limit && last ? last.id : null };
+      return { snapshots: rows.map(presentSnapshotSummary), next_before: nextBefore(rows, limit, (r) => r.id) };
     },
   );
 

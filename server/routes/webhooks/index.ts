@@ -19,6 +19,7 @@ import { scope } from '../../plugins/context';
 import { requireIntegrationManager } from '../../policies';
 import { presentDelivery, presentWebhook } from '../../presenters/integrations';
 import { parse } from '../../validation';
+import { nextBefore } from '../../presenters/paging';
 
 const M = INTEGRATION_MESSAGES;
 const ids = z.object({ id: z.uuid(), deliveryId: z.uuid().optional() });
@@ -152,8 +153,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
       if (!(await findWebhook(db(), tenantId, id))) throw notFound(M.webhookNotFound);
       const limit = query.limit ?? DELIVERY_PAGE_DEFAULT;
       const rows = await listDeliveries(db(), tenantId, id, { before: query.before, limit });
-      const last = rows.at(-1);
-      return { deliveries: rows.map(presentDelivery), next_before: rows.length === limit && last ? last.seq : null };
+      return { deliveries: rows.map(presentDelivery), next_before: nextBefore(rows, limit, (r) => r.seq) };
     },
   );
 
