@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db';
-import { tenants, users } from '../db/schema';
+import { tenants, users, webhookEvents } from '../db/schema';
 import { lockTenant } from '../db/queries/tenants';
 import { conflict, notFound } from '../errors';
 import { ADMIN_MESSAGES } from '../../common/schemas/users';
@@ -21,6 +21,8 @@ export async function deleteTenant(database: Database, actor: Actor, tenantId: s
     if (!tenant.archived) throw conflict(ADMIN_MESSAGES.tenantNotArchived);
     if (actor.user.tenantId === tenant.id) throw conflict(ADMIN_MESSAGES.cannotDeleteOwnTenant);
     const removedUsers = await tx.delete(users).where(eq(users.tenantId, tenant.id)).returning({ id: users.id });
+    // The webhook outbox has no foreign key (a row every write pays for): its events go by hand.
+    await tx.delete(webhookEvents).where(eq(webhookEvents.tenantId, tenant.id));
     await tx.delete(tenants).where(eq(tenants.id, tenant.id));
     await writeAudit(tx, actor, {
       tenantId: null,

@@ -3,7 +3,14 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Database } from '../db';
 import { webhookDeliveries, webhookEndpoints } from '../db/schema';
-import { pruneDeliveryLog, type WebhookDeliveryRow, type WebhookEndpointRow } from '../db/queries/integrations';
+import {
+  fanOutEvents,
+  fanOutEventsInTurn,
+  pruneDeliveryLog,
+  takeClaimLock,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+} from '../db/queries/integrations';
 import { writeAudit } from '../commands/audit';
 import { eventContents } from './eventContent';
 import { sendWebhook, type SendResult } from './send';
@@ -94,6 +101,8 @@ export class WebhookDispatcher {
   /** When this process last pruned the delivery logs (0: not yet). */
   private prunedAt = 0;
   private pruning: Promise<number> | null = null;
+  /** Whether the outbox was emptied since no endpoint is enabled. */
+  private outboxEmptied = false;
   /** Deliveries sent since start, for figures. */
   sent = 0;
   /** Whether any endpoint is enabled, read again when any process writes the endpoints: without one, a round costs nothing. */
@@ -210,7 +219,14 @@ export class WebhookDispatcher {
       'any',
       async () => (await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).limit(1)).length > 0,
     );
-    if (!enabled) return 0;
+    if (!enabled) {
+      // The events queued before the last endpoint was disabled or removed have nowhere to go:
+      // the outbox is emptied once, and rounds then cost nothing until an endpoint is enabled.
+      if (!this.outboxEmptied) await fanOutEventsInTurn(db);
+      this.outboxEmptied = true;
+      return 0;
+    }
+    this.outboxEmptied = false;
     let total = 0;
     for (;;) {
       const claimed = await this.claim();
@@ -260,13 +276,15 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Claims due deliveries under a lease, and answers them in order. The claims of all processes
-   * take turns (a transaction-scoped lock): a delivery is claimed with every earlier one of its
-   * endpoint and service that is due, so no two processes hold parts of one service's queue.
+   * Turns the outbox's events into deliveries, then claims due deliveries under a lease, and
+   * answers them in order. The claims of all processes take turns (a transaction-scoped lock): a
+   * delivery is claimed with every earlier one of its endpoint and service that is due, so no two
+   * processes hold parts of one service's queue.
    */
   private async claim(): Promise<WebhookDeliveryRow[]> {
     const rows = await this.database.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('webhook_deliveries:claim'))`);
+      await takeClaimLock(tx);
+      await fanOutEvents(tx);
       return tx
         .update(webhookDeliveries)
         .set({

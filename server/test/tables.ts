@@ -22,4 +22,5 @@ export const TENANT_TABLES = [
   'api_tokens',
   'webhook_endpoints',
   'webhook_deliveries',
+  'webhook_events',
 ] as const;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { webhookDeliveries } from '../db/schema';
+import { fanOutEventsInTurn } from '../db/queries/integrations';
 import { buildTestApp, call, type TestApp } from './app';
 import { createWorld, type World } from './factories';
 
@@ -49,8 +50,11 @@ export function webhookReceiver() {
         }
       });
     },
-    deliveriesOf: (endpointId: string) =>
-      h.t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(webhookDeliveries.seq),
+    /** An endpoint's deliveries, in order, once the outbox's events are turned into deliveries (as the sender does first). */
+    deliveriesOf: async (endpointId: string) => {
+      await fanOutEventsInTurn(h.t.db);
+      return h.t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(webhookDeliveries.seq);
+    },
     /** Makes every waiting delivery due now (the test does not wait out the backoff). */
     dueNow: () =>
       h.t.db

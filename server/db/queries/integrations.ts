@@ -185,6 +185,52 @@ export async function deleteWebhook(db: Executor, tenantId: string, id: string):
   return row;
 }
 
+/**
+ * Taken by a transaction that turns the outbox into deliveries or claims them: the processes take
+ * turns, so that deliveries are numbered and claimed in one order.
+ */
+export const takeClaimLock = (tx: Executor) => tx.execute(sql`select pg_advisory_xact_lock(hashtext('webhook_deliveries:claim'))`);
+
+/** Outbox rows turned into deliveries by one statement. */
+const FAN_OUT_BATCH = 5000;
+
+/**
+ * Turns the outbox's events (`webhook_events`, written by the triggers) into a delivery for each
+ * enabled endpoint of the event's tenant that takes its type and existed when it happened, oldest
+ * first, so that deliveries keep the events' order; events no endpoint takes are dropped. The caller
+ * holds the claim's lock (`takeClaimLock`).
+ * Answers how many events were taken.
+ */
+export async function fanOutEvents(db: Executor): Promise<number> {
+  let taken = 0;
+  for (;;) {
+    const res = await db.execute<{ n: number }>(sql`
+      WITH moved AS (
+        DELETE FROM webhook_events
+         WHERE seq IN (SELECT seq FROM webhook_events ORDER BY seq LIMIT ${FAN_OUT_BATCH})
+        RETURNING *),
+      queued AS (
+        INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, service_key, data, created_at)
+        SELECT m.tenant_id, w.id, m.event_id, m.event_type, m.service_key, m.data, m.created_at
+          FROM moved m
+          JOIN webhook_endpoints w ON w.tenant_id = m.tenant_id AND w.enabled AND w.events ? m.event_type AND w.created_at <= m.created_at
+         ORDER BY m.seq, w.id
+        RETURNING 1)
+      SELECT (SELECT count(*) FROM moved)::int AS n`);
+    const n = (res as unknown as { rows: { n: number }[] }).rows[0]!.n;
+    taken += n;
+    if (n < FAN_OUT_BATCH) return taken;
+  }
+}
+
+/** `fanOutEvents` in a transaction of its own, in turn with the claims of every process. */
+export function fanOutEventsInTurn(db: Executor): Promise<number> {
+  return db.transaction(async (tx) => {
+    await takeClaimLock(tx);
+    return fanOutEvents(tx);
+  });
+}
+
 /** Queues a delivery's event once more for its endpoint ("send again"): same event id, new place in the order. */
 export async function requeueDelivery(db: Executor, tenantId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryRow | undefined> {
   const [original] = await db

@@ -68,9 +68,26 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
- * One event for one endpoint: the queue and the delivery log at once. Rows are written by the
- * database's triggers in the transaction of the change itself (migration 0011), delivered in `seq`
- * order per endpoint and service.
+ * The outbox: one row per event, written by the database's triggers in the transaction of the change
+ * itself (migration 0021) only when an enabled endpoint of its tenant takes its type. It is as lean
+ * as a row can be (no foreign key, one index), because every write to the catalog pays for it: the
+ * sender moves its rows, in `seq` order, to a delivery per endpoint before each claim
+ * (docs/decisions/0138-webhook-outbox.md).
+ */
+export const webhookEvents = pgTable('webhook_events', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  tenantId: uuid('tenant_id').notNull(),
+  /** The Standard Webhooks message id, shared by every endpoint told. */
+  eventId: text('event_id').notNull(),
+  eventType: text('event_type').notNull(),
+  serviceKey: text('service_key').notNull().default(''),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: at('created_at').notNull().defaultNow(),
+});
+
+/**
+ * One event for one endpoint: the queue and the delivery log at once. Rows are made from the outbox
+ * (`webhook_events`) by the sender, delivered in `seq` order per endpoint and service.
  */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',

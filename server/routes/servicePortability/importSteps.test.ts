@@ -35,17 +35,7 @@ function upload(file: Buffer, url = '/api/services/import', token = w.tokens.adm
   return call(t.app, 'POST', url, { ...as(token), body, headers });
 }
 
-const TABLES = [
-  'services',
-  'categories',
-  'aspects',
-  'availabilities',
-  'availability_history',
-  'actor_roles',
-  'quick_templates',
-  'audit_log',
-  'webhook_deliveries',
-];
+const TABLES = ['services', 'categories', 'aspects', 'availabilities', 'availability_history', 'actor_roles', 'quick_templates', 'audit_log', 'webhook_events'];
 async function counts() {
   const out: Record<string, number> = {};
   for (const table of TABLES) out[table] = rows<{ n: number }>(await t.db.execute(sql.raw(`select count(*)::int as n from ${table}`)))[0]!.n;
@@ -203,11 +193,11 @@ describe('an import that fails part-way', () => {
     const before = await counts();
     const ok = await upload(file(MAX_ASPECTS, 4));
     expect(ok.statusCode).toBe(201);
-    const deliveries = rows<{ event_type: string }>(
-      await t.db.execute(sql`select event_type from webhook_deliveries where data->>'service_id' = ${ok.json().service.id}`),
+    const events = rows<{ event_type: string }>(
+      await t.db.execute(sql`select event_type from webhook_events where data->>'service_id' = ${ok.json().service.id}`),
     );
-    expect(deliveries.map((d) => d.event_type)).toEqual(['service.created']);
-    expect((await counts()).webhook_deliveries).toBe(before.webhook_deliveries + 1);
+    expect(events.map((d) => d.event_type)).toEqual(['service.created']);
+    expect((await counts()).webhook_events).toBe(before.webhook_events + 1);
   });
 });
 

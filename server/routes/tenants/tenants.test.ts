@@ -19,6 +19,7 @@ import {
   actorRoles,
   apiTokens,
   webhookDeliveries,
+  webhookEvents,
   webhookEndpoints,
   auditLog,
   availabilityHistory,
@@ -164,6 +165,7 @@ async function populate(tenantId: string, superAdminId: string) {
     .values({ tenantId: tenantId, url: 'https://hooks.example.com/x', events: ['service.updated'], secret: 'whsec_eA==' })
     .returning();
   await t.db.insert(webhookDeliveries).values({ tenantId: tenantId, endpointId: hook!.id, eventId: 'msg_x', eventType: 'service.updated', data: {} });
+  await t.db.insert(webhookEvents).values({ tenantId: tenantId, eventId: 'msg_y', eventType: 'service.updated', data: {} });
   await t.db.insert(apiTokens).values({ tenantId: tenantId, name: 'Token', role: 'reader', secretHash: `hash-${tenantId}`, hint: 'scat_x' });
   return { service, member };
 }

@@ -11,6 +11,7 @@ import {
   actorRoles,
   apiTokens,
   webhookDeliveries,
+  webhookEvents,
   webhookEndpoints,
   aspects,
   auditLog,
@@ -53,6 +54,7 @@ const TENANT_OWNED: Table[] = [
   apiTokens,
   webhookEndpoints,
   webhookDeliveries,
+  webhookEvents,
 ];
 /** A person is one identity across tenants (memberships say where they work), so users is global. */
 const GLOBAL_WITH_TENANT_COLUMN = ['users'];
@@ -102,6 +104,7 @@ async function seedTenant(i: number) {
     .values({ tenantId: tenant.id, url: 'https://hooks.example.com/x', events: ['service.updated'], secret: 'whsec_eA==' })
     .returning();
   await db.insert(webhookDeliveries).values({ tenantId: tenant.id, endpointId: hook!.id, eventId: 'msg_x', eventType: 'service.updated', data: {} });
+  await db.insert(webhookEvents).values({ tenantId: tenant.id, eventId: 'msg_y', eventType: 'service.updated', data: {} });
   await db.insert(apiTokens).values({ tenantId: tenant.id, name: 'Token', role: 'reader', secretHash: `hash-${tenant.id}`, hint: 'scat_x' });
   tenantIds.push(tenant.id);
   slugs.push(tenant.slug);
@@ -111,7 +114,8 @@ async function seedTenant(i: number) {
 beforeAll(async () => {
   ({ database, dispose } = await openTestDatabase());
   app = await buildApp({
-    config: loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent' }),
+    // No webhook sending: it would take the seeded outbox rows away.
+    config: loadConfig({ API_RATE_LIMIT: '0', LOG_LEVEL: 'silent', WEBHOOK_DELIVERY: 'off' }),
     database,
     jwtSecret: TEST_SECRET,
     webRoot: null,

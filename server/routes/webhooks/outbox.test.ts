@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { call } from '../../test/app';
+import { createAspect, createCategory, createService } from '../../test/factories';
+import { webhookReceiver } from '../../test/webhookReceiver';
+
+/**
+ * The outbox (docs/decisions/0138-webhook-outbox.md): a write queues one event, whatever the number
+ * of endpoints, and the sender makes the deliveries, on both databases.
+ */
+const h = webhookReceiver();
+
+async function outbox(): Promise<{ tenant_id: string; event_type: string }[]> {
+  const res = await h.t.db.execute(sql`select tenant_id, event_type from webhook_events order by seq`);
+  return (res as unknown as { rows: { tenant_id: string; event_type: string }[] }).rows;
+}
+
+/** A cell of a new service of the tenant, written by its admin (the world's tenant unless told). */
+async function writeCell(tenantId = h.w.tenant.id, token = h.w.tokens.admin) {
+  const service = await createService(h.t.db, tenantId);
+  const category = await createCategory(h.t.db, tenantId, service.id);
+  const aspect = await createAspect(h.t.db, tenantId, service.id, category.id);
+  const res = await call(h.t.app, 'POST', '/api/availabilities', { token, body: { aspectId: aspect.id, timeBucket: '2030-Q1', value: 'Planned' } });
+  expect(res.statusCode, res.body).toBe(200);
+  return service;
+}
+
+const setEnabled = (id: string, enabled: boolean) => call(h.t.app, 'PUT', `/api/webhooks/${id}`, { token: h.w.tokens.admin, body: { enabled } });
+
+describe('the webhook outbox', () => {
+  it('holds one event per write whatever the number of endpoints, and none for a tenant without one, until the sender makes the deliveries', async () => {
+    const first = await h.register(['availability.changed'], 'editor');
+    const second = await h.register(['availability.changed'], 'editor');
+    const service = await writeCell();
+    await writeCell(h.w.other.id, h.w.tokens.otherAdmin);
+    expect(await outbox()).toEqual([{ tenant_id: h.w.tenant.id, event_type: 'availability.changed' }]);
+    const queued = await h.t.db.execute(sql`select count(*)::int as n from webhook_deliveries where data->>'service_id' = ${service.id}`);
+    expect((queued as unknown as { rows: { n: number }[] }).rows[0]!.n).toBe(0);
+
+    h.received.length = 0;
+    await h.t.app.webhooks.drain();
+    expect(await outbox()).toEqual([]);
+    const [toFirst, toSecond] = [first, second].map(({ secret }) => h.signedWith(secret));
+    expect([toFirst!.length, toSecond!.length]).toEqual([1, 1]);
+    expect(toFirst![0]!.headers['webhook-id']).toBe(toSecond![0]!.headers['webhook-id']);
+    expect(h.verified(first.secret, toFirst![0]!).data).toMatchObject({ service_id: service.id });
+    await h.remove(first.webhook.id);
+    await h.remove(second.webhook.id);
+  });
+
+  it('tells an endpoint only of what happened once it existed, and drops what no enabled endpoint takes', async () => {
+    const early = await h.register(['availability.changed'], 'editor');
+    await writeCell();
+    const late = await h.register(['availability.changed'], 'editor');
+    h.received.length = 0;
+    await h.t.app.webhooks.drain();
+    expect([h.signedWith(early.secret).length, h.signedWith(late.secret).length]).toEqual([1, 0]);
+    expect(await h.deliveriesOf(late.webhook.id)).toEqual([]);
+
+    // Disabled before the sender came round: the events are dropped, and not sent once enabled again.
+    await writeCell();
+    expect(await outbox()).toHaveLength(1);
+    for (const { webhook } of [early, late]) expect((await setEnabled(webhook.id, false)).statusCode).toBe(200);
+    await h.t.app.webhooks.drain();
+    expect(await outbox()).toEqual([]);
+    for (const { webhook } of [early, late]) expect((await setEnabled(webhook.id, true)).statusCode).toBe(200);
+    h.received.length = 0;
+    await h.t.app.webhooks.drain();
+    expect(h.received).toEqual([]);
+    expect((await h.deliveriesOf(early.webhook.id)).map((d) => d.status)).toEqual(['succeeded']);
+    await h.remove(early.webhook.id);
+    await h.remove(late.webhook.id);
+  });
+});
