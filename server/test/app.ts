@@ -5,6 +5,8 @@ import { buildApp } from '../app';
 import type { Database } from '../db';
 import { openTestDatabase } from './db';
 import { checkDocumentedAnswer } from '../openapi';
+import { sql } from 'drizzle-orm';
+import { CHANGE_CHANNEL } from '../db/changes';
 
 const DOC_MISMATCH = 'x-test-doc-mismatch';
 
@@ -59,6 +61,30 @@ export async function buildTestApp(env: Record<string, string> = {}, databaseBas
       await dispose();
     },
   };
+}
+
+/**
+ * Waits until the change stream has brought this process every change committed so far. On
+ * PostgreSQL it comes asynchronously, and a change heard late makes the caches read again: a test
+ * counting cached answers waits for it first. A notification sent now arrives after all of them;
+ * it names no tenant, so nothing follows it.
+ */
+export async function settleChangeStream(t: TestApp): Promise<void> {
+  let unfollow = () => {};
+  const marker = new Promise<void>((resolve) => {
+    unfollow = t.database.changes.follow((change) => {
+      if (change.table === 'test_settle') resolve();
+    });
+  });
+  try {
+    await t.database.exclusive((owner) => owner.execute(sql`select pg_notify(${CHANGE_CHANNEL}, '{"t":"test_settle","tn":[]}')`));
+    await Promise.race([
+      marker,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the change stream did not bring the marker within 10 s')), 10_000).unref()),
+    ]);
+  } finally {
+    unfollow();
+  }
 }
 
 export interface CallOptions {
