@@ -38,10 +38,16 @@ export interface WebhookOptions {
 
 export function webhookOptionsFromEnv(log: (line: string) => void, port: number): WebhookOptions {
   const small = process.env.BENCH_SCALE === 'small';
-  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 24, warmup: small ? 1 : 4, burst: small ? 200 : 2000, log };
+  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 48, warmup: small ? 1 : 4, burst: small ? 200 : 2000, log };
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+/** The median over block pairs (an off block and the on block after it) of the ratio on / off of a percentile of each. */
+function pairedRatio(offBlocks: number[][], onBlocks: number[][], q: number): number {
+  const ratios = offBlocks.map((offBlock, i) => percentile(onBlocks[i]!, q) / percentile(offBlock, q));
+  return percentile(ratios, 50);
+}
 
 export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: WebhookFigure[]; notes: string[] }> {
   /** When each aspect's deliveries arrived, in order: a service's events are sent in order, one per write. */
@@ -104,6 +110,9 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
 
     const off: number[] = [];
     const on: number[] = [];
+    /** Each counted block's writes, by side: a block and the one after it ran side by side. */
+    const offBlocks: number[][] = [];
+    const onBlocks: number[][] = [];
     const sent: { aspectId: string; at: number; counted: boolean }[] = [];
     let hookId = '';
     o.log(`webhooks: ${o.blocks} blocks of ${o.writes} writes each side, after ${o.warmup} not counted`);
@@ -126,16 +135,24 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     // database's plans warming up): they are run, and not counted.
     for (let b = -o.warmup; b < o.blocks; b++) {
       const counted = b >= 0;
+      const offBlock: number[] = [];
+      const onBlock: number[] = [];
       for (let i = 0; i < o.writes; i++) {
         const w = await write(aspectOf(i));
-        if (counted) off.push(w.ms);
+        offBlock.push(w.ms);
       }
       const hook = await ok('POST', '/api/webhooks', { url: hookUrl, events: ['availability.changed'], role: 'editor' });
       hookId = hook.webhook.id;
       for (let i = 0; i < o.writes; i++) {
         const w = await write(aspectOf(i));
-        if (counted) on.push(w.ms);
+        onBlock.push(w.ms);
         sent.push({ ...w, counted });
+      }
+      if (counted) {
+        off.push(...offBlock);
+        on.push(...onBlock);
+        offBlocks.push(offBlock);
+        onBlocks.push(onBlock);
       }
       await settle(500);
       await ok('DELETE', `/api/webhooks/${hookId}`);
@@ -182,6 +199,11 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
       { what: 'Write, one endpoint subscribed: p50 / p99', value: `${ms(p(on, 50))} / ${ms(p(on, 99))}` },
       { what: "Writes' p99 on / off", value: `${(p(on, 99) / p(off, 99)).toFixed(2)}×`, note: 'target ≤ 1.10' },
       {
+        what: "Writes' p99 on / off, median of the block pairs",
+        value: `${pairedRatio(offBlocks, onBlocks, 99).toFixed(2)}×`,
+        note: `target ≤ 1.10; p50 ${pairedRatio(offBlocks, onBlocks, 50).toFixed(2)}×`,
+      },
+      {
         what: 'Delivery latency, write answered → receiver: p50 / p99',
         value: latencies.length ? `${ms(p(latencies, 50))} / ${ms(p(latencies, 99))}` : 'none received',
         note: `${latencies.length} of ${on.length} deliveries`,
@@ -198,11 +220,13 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
       'Writes committed together in one statement (decision 0105) are one event, so a burst may give fewer deliveries than writes.',
     ];
     const ratio = p(on, 99) / p(off, 99);
-    if (ratio > 1.1) {
-      notes.push(
-        `Target not met in this run (${ratio.toFixed(2)}×; the median write ${p(off, 50).toFixed(1)} ms off, ${p(on, 50).toFixed(1)} ms on). The rounds no longer meet the timed writes: each starts 100 ms after the writes stop or a second after the first, and the once-a-second poll waits while writes are gathered. What is left is the delivery row each write queues in its own transaction (the outbox: an event must not be lost, nor sent for a write rolled back): on the embedded database the webhook triggers take about 0.17 ms of a 1.5 ms write (pg_stat_user_functions), and the ratio with sending off but the triggers queueing measured 1.02 to 1.18×, the same as with sending on; with the cells' trigger queueing nothing, 1.01 and 1.02×, and the bench's own noise (both sides without an endpoint) 0.98 and 1.02×.`,
-      );
-    }
+    const paired = pairedRatio(offBlocks, onBlocks, 99);
+    notes.push(
+      `The p99 of a side is that of ${off.length} writes, and the machine's own pauses decide most of it: on a two-core machine shared with other work it has moved between 0.8 and 1.4× from one run to the next for the same code, and the median of the ${offBlocks.length} block pairs' p99 ratios (an off block and the on block run right after it) between 1.0 and 1.17×. The p50 ratio holds from run to run: it is the cost an endpoint adds to each write (docs/decisions/0138-webhook-outbox.md).`,
+      `What an endpoint costs each write is its event, queued in the write's own transaction (decision 0131), in a lean outbox the sender turns into deliveries (decision 0138): the median write ${p(off, 50).toFixed(1)} ms off, ${p(on, 50).toFixed(1)} ms on.`,
+    );
+    if (ratio > 1.1 || paired > 1.1)
+      notes.push(`Target not met in this run: ${ratio.toFixed(2)}× over all writes, ${paired.toFixed(2)}× over the block pairs.`);
     return { figures, notes };
   } finally {
     await server.stop();
