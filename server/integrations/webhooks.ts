@@ -41,6 +41,8 @@ const MAX_GATHER_MS = 1000;
 const MAX_BODY_BYTES = 256 * 1024;
 /** How often a process removes finished deliveries older than WEBHOOK_LOG_DAYS from the delivery logs. */
 const PRUNE_EVERY_MS = 3600 * 1000;
+/** Outbox rows taken (events turned into deliveries or dropped) between two vacuums of it. */
+export const OUTBOX_VACUUM_EVERY = 10_000;
 
 /** The tables whose writes may have queued deliveries (migration 0011's triggers). */
 const EVENT_TABLES = new Set(['services', 'categories', 'aspects', 'availabilities', 'snapshots']);
@@ -101,6 +103,8 @@ export class WebhookDispatcher {
   /** When this process last pruned the delivery logs (0: not yet). */
   private prunedAt = 0;
   private pruning: Promise<number> | null = null;
+  /** Outbox rows taken since it was last vacuumed. */
+  private movedSinceVacuum = 0;
   /** Whether the outbox was emptied since no endpoint is enabled. */
   private outboxEmptied = false;
   /** Deliveries sent since start, for figures. */
@@ -222,7 +226,7 @@ export class WebhookDispatcher {
     if (!enabled) {
       // The events queued before the last endpoint was disabled or removed have nowhere to go:
       // the outbox is emptied once, and rounds then cost nothing until an endpoint is enabled.
-      if (!this.outboxEmptied) await fanOutEventsInTurn(db);
+      if (!this.outboxEmptied) await this.outboxMoved(await fanOutEventsInTurn(db));
       this.outboxEmptied = true;
       return 0;
     }
@@ -282,9 +286,10 @@ export class WebhookDispatcher {
    * processes hold parts of one service's queue.
    */
   private async claim(): Promise<WebhookDeliveryRow[]> {
+    let moved = 0;
     const rows = await this.database.db.transaction(async (tx) => {
       await takeClaimLock(tx);
-      await fanOutEvents(tx);
+      moved = await fanOutEvents(tx);
       return tx
         .update(webhookDeliveries)
         .set({
@@ -307,7 +312,21 @@ export class WebhookDispatcher {
         )
         .returning();
     });
+    await this.outboxMoved(moved);
     return rows.sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Counts the outbox's rows taken, and vacuums it after every OUTBOX_VACUUM_EVERY: each write
+   * with an endpoint adds a row the sender removes, and the embedded database never vacuums by
+   * itself (no autovacuum), so the room and the index entries of removed rows would otherwise stay,
+   * the table growing and every round's read of it slowing.
+   */
+  private async outboxMoved(moved: number): Promise<void> {
+    this.movedSinceVacuum += moved;
+    if (this.movedSinceVacuum < OUTBOX_VACUUM_EVERY || this.stopped) return;
+    this.movedSinceVacuum = 0;
+    await this.database.exclusive((owner) => owner.execute(sql`VACUUM webhook_events`));
   }
 
   /** Sends one delivery with its content (null: nothing the endpoint may see), and answers its outcome (written with the round's others). */

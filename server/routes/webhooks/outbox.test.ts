@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { call } from '../../test/app';
 import { createAspect, createCategory, createService } from '../../test/factories';
 import { webhookReceiver } from '../../test/webhookReceiver';
+import { OUTBOX_VACUUM_EVERY } from '../../integrations/webhooks';
 
 /**
  * The outbox (docs/decisions/0138-webhook-outbox.md): a write queues one event, whatever the number
@@ -70,5 +71,27 @@ describe('the webhook outbox', () => {
     expect((await h.deliveriesOf(early.webhook.id)).map((d) => d.status)).toEqual(['succeeded']);
     await h.remove(early.webhook.id);
     await h.remove(late.webhook.id);
+  });
+
+  it(`takes no more room after many rounds of events than after the first, being vacuumed every ${OUTBOX_VACUUM_EVERY} events`, async () => {
+    const hook = await h.register(['availability.changed'], 'editor');
+    const size = async () => {
+      const res = await h.t.db.execute(sql`select pg_total_relation_size('webhook_events')::int as n`);
+      return (res as unknown as { rows: { n: number }[] }).rows[0]!.n;
+    };
+    const sizes: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      // Events no endpoint takes: the sender drops them, as many as a busy day's writes.
+      await h.t.db.execute(sql`
+        insert into webhook_events (tenant_id, event_id, event_type, data)
+        select ${h.w.tenant.id}::uuid, 'msg_outbox_' || g, 'service.updated', jsonb_build_object('service_id', gen_random_uuid(), 'version', g)
+          from generate_series(1, ${OUTBOX_VACUUM_EVERY}) g`);
+      await h.t.app.webhooks.drain();
+      expect(await outbox()).toEqual([]);
+      sizes.push(await size());
+    }
+    // The room freed by a vacuum is used again from the next round on.
+    expect(sizes[5], String(sizes)).toBeLessThanOrEqual(sizes[1]!);
+    await h.remove(hook.webhook.id);
   });
 });
