@@ -1,9 +1,11 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../test/app';
+import pg from 'pg';
+import { buildTestApp, settleChangeStream, type TestApp } from '../test/app';
 import { createAspect, createCategory, createService, createTenant } from '../test/factories';
 import type { Change } from './changes';
 import { availabilities, categories } from './schema';
+import { stampOf } from './writeStamps';
 
 /**
  * What the database announces of the tables a roadmap is made of (migration 0014): the tenant and
@@ -86,5 +88,43 @@ describe('the change stream of categories, aspects and availabilities', () => {
     );
     expect(written[0].services).toBeNull();
     expect(written[0].tenants).toEqual([tenant.id]);
+  });
+});
+
+/**
+ * On PostgreSQL a process hears its own writes twice: on the writing connection as it commits, and
+ * on the shared channel with every other process's. The second copy goes to the followers only:
+ * raising the caches' stamps again would throw away what they read since the write.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)("a process's own writes on PostgreSQL", () => {
+  let t: TestApp;
+  const heard: Change[] = [];
+  beforeAll(async () => {
+    t = await buildTestApp();
+    t.database.changes.follow((change) => heard.push(change));
+  });
+  afterAll(() => t.close());
+
+  it("raise the caches' stamps once, as they commit, and reach the followers; another process's write raises them", async () => {
+    const tenant = await createTenant(t.db);
+    const service = await createService(t.db, tenant.id);
+    await settleChangeStream(t);
+    const before = stampOf(['categories']);
+    const from = heard.length;
+    await t.db.insert(categories).values({ tenantId: tenant.id, serviceId: service.id, name: 'Own' });
+    expect(stampOf(['categories'])).toBe(before + 1);
+    await settleChangeStream(t);
+    expect(heard.slice(from).filter((c) => c.table === 'categories')).toHaveLength(1);
+    expect(stampOf(['categories'])).toBe(before + 1);
+
+    const other = new pg.Client({ connectionString: t.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('insert into categories (tenant_id, service_id, name) values ($1, $2, $3)', [tenant.id, service.id, 'Theirs']);
+    } finally {
+      await other.end();
+    }
+    await settleChangeStream(t);
+    expect(stampOf(['categories'])).toBe(before + 2);
   });
 });

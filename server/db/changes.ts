@@ -91,6 +91,22 @@ export class ChangeFeed {
   private down = false;
   /** Changes heard since start, for figures and tests. */
   heard = 0;
+  /**
+   * The backends of this process's pooled PostgreSQL connections that hear their own writes: the
+   * caches took those writes when they committed, so their copies on the shared channel go to the
+   * followers only.
+   */
+  private readonly own = new Set<number>();
+
+  /** A pooled connection's backend hears its own writes from now on (`hear(..., false)`). */
+  hearsOwn(backendPid: number): void {
+    this.own.add(backendPid);
+  }
+
+  /** That connection is gone: its backend's number may come back as another process's. */
+  forgetOwn(backendPid: number): void {
+    this.own.delete(backendPid);
+  }
 
   /** Calls `fn` with every change heard from now on; answers the function that stops it. */
   follow(fn: Follower): () => void {
@@ -109,13 +125,16 @@ export class ChangeFeed {
 
   /**
    * A payload heard on a channel. `publish` is false for a process's own writes heard on its pooled
-   * connections: the caches take them at once, and the followers hear them on the shared channel.
+   * connections: the caches take them at once, and the followers hear them on the shared channel,
+   * where `fromBackend` (the writing backend) tells them apart.
    */
-  hear(payload: string | undefined, publish = true): void {
+  hear(payload: string | undefined, publish = true, fromBackend?: number): void {
     const change = parseChange(payload);
     if (!change) return;
     this.heard++;
-    raiseStamps([change.table]);
+    // Raising the stamps again for a write of this process would only throw away what the caches
+    // read since it committed.
+    if (!(publish && fromBackend !== undefined && this.own.has(fromBackend))) raiseStamps([change.table]);
     if (publish) this.publish(change);
   }
 

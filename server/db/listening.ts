@@ -26,11 +26,14 @@ export function hearOnPooled(client: PoolClient, kind: 'pglite' | 'postgres', ch
   if (!pid) return;
   const own = selfChannel(pid);
   client.on('notification', (n) => n.channel === own && changes.hear(n.payload, false));
+  client.on('end', () => changes.forgetOwn(pid));
   hearing[LISTEN] = `listen ${own}; select set_config('catalog.self', 'on', false)`;
+  hearing[HEARING] = () => changes.hearsOwn(pid);
 }
 
 const LISTEN = Symbol('catalog.listen');
-export type HearingClient = PoolClient & { processID?: number; [LISTEN]?: string };
+const HEARING = Symbol('catalog.hearing');
+export type HearingClient = PoolClient & { processID?: number; [LISTEN]?: string; [HEARING]?: () => void };
 
 /** The first checkout of a connection starts its hearing (hearOnPooled), before any of its work. */
 export async function startHearing(client: HearingClient): Promise<void> {
@@ -38,6 +41,8 @@ export async function startHearing(client: HearingClient): Promise<void> {
   if (!statement) return;
   await client.query(statement);
   client[LISTEN] = undefined;
+  client[HEARING]?.();
+  client[HEARING] = undefined;
 }
 
 /** How long the listener waits before its next attempt to reconnect: doubling from 50 ms to 2 s. */
@@ -65,7 +70,7 @@ export class SharedListener {
 
   private async open(): Promise<void> {
     const client = this.connect();
-    client.on('notification', (n) => n.channel === CHANGE_CHANNEL && this.changes.hear(n.payload));
+    client.on('notification', (n) => n.channel === CHANGE_CHANNEL && this.changes.hear(n.payload, true, n.processId));
     const lost = () => {
       if (this.client !== client) return;
       this.client = undefined;
