@@ -73,6 +73,17 @@ describe('the webhook outbox', () => {
     await h.remove(late.webhook.id);
   });
 
+  it("tells a service's own change, not the version every catalog write bumps", async () => {
+    const hook = await h.register(['service.updated', 'availability.changed'], 'editor');
+    const service = await writeCell();
+    expect((await outbox()).map((e) => e.event_type)).toEqual(['availability.changed']);
+    const renamed = await call(h.t.app, 'PUT', `/api/services/${service.id}`, { token: h.w.tokens.admin, body: { name: 'Renamed' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect((await outbox()).map((e) => e.event_type)).toEqual(['availability.changed', 'service.updated']);
+    await h.t.app.webhooks.drain();
+    await h.remove(hook.webhook.id);
+  });
+
   it(`takes no more room after many rounds of events than after the first, being vacuumed every ${OUTBOX_VACUUM_EVERY} events`, async () => {
     const hook = await h.register(['availability.changed'], 'editor');
     const size = async () => {
