@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import type { Config } from '../config';
 import type { Database } from '../db';
 import { webhookDeliveries, webhookEndpoints } from '../db/schema';
@@ -11,7 +11,7 @@ import {
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from '../db/queries/integrations';
-import { writeAudit } from '../commands/audit';
+import { noteEndpoints } from './endpointHealth';
 import { eventContents } from './eventContent';
 import { sendWebhook, type SendResult } from './send';
 import { signDelivery } from './signing';
@@ -19,8 +19,6 @@ import { StampedCache } from '../db/writeStamps';
 
 /** Seconds after each failed attempt before the next (Standard Webhooks' schedule): the last is about 27 hours after the first. */
 export const RETRY_DELAYS_S = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];
-/** An endpoint failing this long without a success is disabled. */
-export const DISABLE_AFTER_MS = 24 * 3600 * 1000;
 /** How long a claimed delivery is held before another process may take it again. */
 const LEASE_S = 60;
 /** Deliveries claimed at once. */
@@ -273,7 +271,7 @@ export class WebhookDispatcher {
         )
       ).flat();
       await this.record(outcomes);
-      await this.noteEndpoints(outcomes, endpoints);
+      await noteEndpoints(this.database.db, outcomes, endpoints, this.log());
       // A short claim took every delivery due: those queued since wait for the next gathering.
       if (claimed.length < BATCH) return total;
     }
@@ -377,48 +375,5 @@ export class WebhookDispatcher {
              last_attempt_at = CASE WHEN o.released AND d.attempts = 1 THEN NULL ELSE d.last_attempt_at END
         FROM (VALUES ${rows}) AS o(id, status, response_status, duration_ms, error, next_attempt_at, released)
        WHERE d.id = o.id`);
-  }
-
-  /** An endpoint that answered is no longer failing; one that did not answer is failing (and disabled after a day of it). */
-  private async noteEndpoints(outcomes: Outcome[], endpoints: Map<string, WebhookEndpointRow>): Promise<void> {
-    const answered = new Set<string>();
-    const failed = new Set<string>();
-    for (const o of outcomes) {
-      if (!o.sent || !o.endpoint) continue;
-      (o.status === 'succeeded' ? answered : failed).add(o.endpoint.id);
-    }
-    const recovered = [...answered].filter((id) => !failed.has(id) && endpoints.get(id)?.failingSince);
-    if (recovered.length) await this.database.db.update(webhookEndpoints).set({ failingSince: null }).where(inArray(webhookEndpoints.id, recovered));
-    for (const id of failed) await this.noteFailure(endpoints.get(id)!);
-  }
-
-  /** Marks the endpoint failing; failing for a day, it is disabled, its waiting deliveries fail, and its tenant's admins are told. */
-  private async noteFailure(endpoint: WebhookEndpointRow): Promise<void> {
-    const db = this.database.db;
-    const since = endpoint.failingSince ?? new Date();
-    if (!endpoint.failingSince) await db.update(webhookEndpoints).set({ failingSince: since }).where(eq(webhookEndpoints.id, endpoint.id));
-    if (Date.now() - since.getTime() < DISABLE_AFTER_MS) return;
-    await db.transaction(async (tx) => {
-      const [disabled] = await tx
-        .update(webhookEndpoints)
-        .set({ enabled: false, disabledReason: 'failing' })
-        .where(and(eq(webhookEndpoints.id, endpoint.id), eq(webhookEndpoints.enabled, true)))
-        .returning();
-      if (!disabled) return;
-      await tx
-        .update(webhookDeliveries)
-        .set({ status: 'failed', error: 'endpoint disabled after failing for a day', leaseUntil: null })
-        .where(and(eq(webhookDeliveries.endpointId, endpoint.id), inArray(webhookDeliveries.status, ['pending', 'sending'])));
-      // The tenant's audit log tells its admins; Tenant Settings shows the endpoint as disabled, and why.
-      await writeAudit(tx, null, {
-        tenantId: endpoint.tenantId,
-        action: 'webhook.disable',
-        targetType: 'webhook',
-        targetId: endpoint.id,
-        details: { url: endpoint.url, failingSince: since.toISOString() },
-        actorEmail: 'Webhook delivery',
-      });
-    });
-    this.log().warn({ endpointId: endpoint.id, tenantId: endpoint.tenantId }, 'webhook endpoint disabled after failing for a day');
   }
 }
