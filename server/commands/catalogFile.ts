@@ -2,7 +2,7 @@
  * The .catalog file format: reading, validating and preparing a file for writing. Nothing here
  * touches the database, so it also runs in the import thread (server/commands/importThread.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../content/timeOrderedId';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { z } from 'zod';
@@ -191,10 +191,12 @@ function sanitizeIcon(icon: string | null | undefined): string | null {
 
 /**
  * A validated document made ready to write: texts sanitised, new ids given, and each table's rows
- * encoded as one JSON text the database expands. Pure work without the database, so it can run
- * off the server's event loop (server/commands/importThread.ts).
+ * encoded as text the database expands. Pure work without the database, so it can run off the
+ * server's event loop (server/commands/importThread.ts). The head is ready first; the aspects and
+ * texts follow as pieces, each one step's rows (docs/decisions/0136-imports-in-steps.md), so that
+ * the first steps are written while the thread still prepares the rest.
  */
-export interface PreparedImport {
+export interface ImportHead {
   service: {
     name: string;
     slug: string;
@@ -204,16 +206,19 @@ export interface PreparedImport {
     iconUrl: string | null;
     timeline: string[];
   };
-  /**
-   * The rows in steps (docs/decisions/0136-imports-in-steps.md): each element one short statement's
-   * rows, at most IMPORT_STEP_ROWS categories or aspects or IMPORT_STEP_CELLS texts.
-   */
+  /** Each element one step's categories, at most IMPORT_STEP_ROWS. */
   categories: string[];
-  aspects: string[];
-  availabilities: AvailabilityArrays[];
   roles: string | null;
   templates: string | null;
   counts: { categories: number; aspects: number; availabilities: number };
+}
+
+/** One step's rows: at most IMPORT_STEP_ROWS aspects, or IMPORT_STEP_CELLS texts. */
+export type ImportPiece = { aspects: string } | { texts: AvailabilityArrays };
+
+export interface PreparedImport extends ImportHead {
+  /** The aspects' steps, then the texts' steps, in order. */
+  pieces: Iterable<ImportPiece> | AsyncIterable<ImportPiece>;
 }
 
 /**
@@ -268,9 +273,14 @@ function availabilityArrays(rows: CatalogDocument['availabilities'], aspectIds: 
 }
 
 export function prepareImport(doc: CatalogDocument): PreparedImport {
+  const categoryIds = new Map(doc.categories.map((c) => [c.id, timeOrderedId()]));
+  const aspectIds = new Map(doc.aspects.map((a) => [a.id, timeOrderedId()]));
+  return { ...importHead(doc, categoryIds), pieces: importPieces(doc, categoryIds, aspectIds) };
+}
+
+/** What is written before the aspects: the service (its icon checked), its categories, roles and templates. */
+function importHead(doc: CatalogDocument, categoryIds: Map<string, string>): ImportHead {
   const iconUrl = sanitizeIcon(doc.service.icon_url);
-  const categoryIds = new Map(doc.categories.map((c) => [c.id, randomUUID()]));
-  const aspectIds = new Map(doc.aspects.map((a) => [a.id, randomUUID()]));
   return {
     service: {
       name: doc.service.name,
@@ -282,19 +292,24 @@ export function prepareImport(doc: CatalogDocument): PreparedImport {
       timeline: doc.service.timeline?.length ? doc.service.timeline : defaultTimeline(),
     },
     categories: stepsJson(doc.categories.map((c) => ({ id: categoryIds.get(c.id), name: c.name, position: c.position }))),
-    aspects: stepsJson(
-      doc.aspects.map((a) => ({
-        id: aspectIds.get(a.id),
-        category_id: categoryIds.get(a.category_id),
-        title: a.title,
-        description: sanitizeRichText(a.description),
-        is_public: a.is_public,
-        position: a.position,
-      })),
-    ),
-    availabilities: inSteps(doc.availabilities, IMPORT_STEP_CELLS).map((step) => availabilityArrays(step, aspectIds)),
     roles: rowsJson(doc.roles),
     templates: rowsJson(doc.templates),
     counts: { categories: doc.categories.length, aspects: doc.aspects.length, availabilities: doc.availabilities.length },
   };
+}
+
+/** The aspects' steps (their descriptions sanitised as each step is made), then the texts' steps. */
+function* importPieces(doc: CatalogDocument, categoryIds: Map<string, string>, aspectIds: Map<string, string>): Generator<ImportPiece> {
+  for (const step of inSteps(doc.aspects, IMPORT_STEP_ROWS)) {
+    const rows = step.map((a) => ({
+      id: aspectIds.get(a.id),
+      category_id: categoryIds.get(a.category_id),
+      title: a.title,
+      description: sanitizeRichText(a.description),
+      is_public: a.is_public,
+      position: a.position,
+    }));
+    yield { aspects: JSON.stringify(rows) };
+  }
+  for (const step of inSteps(doc.availabilities, IMPORT_STEP_CELLS)) yield { texts: availabilityArrays(step, aspectIds) };
 }

@@ -123,7 +123,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       const { file, fields } = await readUpload(req);
       const naming = parse(importNamingSchema, fields);
       const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
-      const service = await writeImport(db(), actor, tenantId, prepared, naming, IMPORT_STATEMENTS_PER_STEP[app.database.kind]);
+      const service = await writeImport(db(), actor, tenantId, prepared, naming, { statementsPerStep: IMPORT_STATEMENTS_PER_STEP[app.database.kind] });
       return reply.status(201).send({ service: presentService(service) });
     },
   );
@@ -148,7 +148,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       const { actor, tenantId } = scope(req);
       requireTenant(actor, 'tenant.services');
       const { file } = await readUpload(req);
-      const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
+      const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS, true);
       const naming = await proposeNaming(db(), tenantId, prepared);
       return {
         preview: {
