@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CSV_IMPORT_MAX_ASPECTS_DEFAULT, IMPORT_MAX_ASPECTS_CEILING, IMPORT_MAX_ASPECTS_DEFAULT, MAX_BATCH_ASPECTS } from '../common/limits';
+import { CSV_IMPORT_MAX_ASPECTS_DEFAULT, IMPORT_MAX_ASPECTS_CEILING, IMPORT_MAX_ASPECTS_DEFAULT, MAX_BATCH_ASPECTS, MAX_BATCH_CELLS } from '../common/limits';
 import { ROLES } from '../common/roles';
 
 const boolFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -63,8 +63,13 @@ const envSchema = z
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
     /** The most aspects one .catalog file may hold (docs/decisions/0136-imports-in-steps.md). */
     IMPORT_MAX_ASPECTS: z.coerce.number().int().min(1).max(IMPORT_MAX_ASPECTS_CEILING).default(IMPORT_MAX_ASPECTS_DEFAULT),
-    /** The most rows (aspects) one CSV import may hold: its apply is one transaction. */
+    /** The most rows (aspects) one CSV import may hold. */
     CSV_IMPORT_MAX_ASPECTS: z.coerce.number().int().min(1).max(MAX_BATCH_ASPECTS).default(CSV_IMPORT_MAX_ASPECTS_DEFAULT),
+    /**
+     * The most cells one step of a CSV apply writes; a larger apply is written in steps, 0: always
+     * in one transaction. Unset: by database (docs/decisions/0139-csv-apply-in-steps.md).
+     */
+    CSV_APPLY_STEP_CELLS: z.coerce.number().int().min(0).max(MAX_BATCH_CELLS).optional(),
     /** Folder of the built web app (default dist/web). */
     WEB_ROOT: z.string().min(1).optional(),
   })

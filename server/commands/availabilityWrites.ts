@@ -142,7 +142,8 @@ export async function writeServiceCells(
   tenantId: string,
   serviceId: string,
   cells: readonly CellInput[],
-  audit: { action: AuditAction; details?: Record<string, unknown> } = { action: 'availability.batch' },
+  /** The batch's audit row; null: the caller writes its own (a CSV apply in steps writes one for all of them). */
+  audit: { action: AuditAction; details?: Record<string, unknown> } | null = { action: 'availability.batch' },
 ): Promise<CellsWritten> {
   const locked = await lockService(tx, tenantId, serviceId);
   if (!locked) throw notFound(M.serviceNotFound);
@@ -171,12 +172,14 @@ export async function writeServiceCells(
   if (conflicts.length) throw conflict(C.cellsChanged, { conflicts });
   if (!changed.length) return { changed, unchanged: normal.length, version: null };
   const version = await writeCellsOfService(tx, tenantId, serviceId, changed, actor.user.email || actor.user.name);
-  await writeAudit(tx, actor, {
-    tenantId,
-    action: audit.action,
-    targetType: 'service',
-    targetId: serviceId,
-    details: { count: changed.length, ...audit.details },
-  });
+  if (audit) {
+    await writeAudit(tx, actor, {
+      tenantId,
+      action: audit.action,
+      targetType: 'service',
+      targetId: serviceId,
+      details: { count: changed.length, ...audit.details },
+    });
+  }
   return { changed, unchanged: normal.length - changed.length, version };
 }

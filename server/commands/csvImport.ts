@@ -12,6 +12,7 @@ import { sanitizeRichText } from '../content/sanitize';
 import type { Actor } from '../plugins/context';
 import { writeServiceCells } from './availabilityWrites';
 import { writeAudit } from './audit';
+import { applyInSteps, CSV_APPLY_BUSY, csvApplyUnderWay, needsSteps, type CsvApplySteps, type CsvApplyWork } from './csvApplySteps';
 
 /**
  * A CSV in the shape the CSV export writes (Category, Aspect, Description, Public, one column per
@@ -181,6 +182,8 @@ interface Planned {
   newAspects: CsvRow[];
   aspectUpdates: { id: string; row: CsvRow; isPublic?: boolean; description?: string }[];
   cells: { row: CsvRow; aspectId: string | null; quarter: string; value: string }[];
+  /** The service's categories by name (trimmed, lower case). */
+  categoryIds: Map<string, string>;
 }
 
 /** What the file would change in the service, read now. */
@@ -205,7 +208,8 @@ async function planImport(db: Executor, service: ServiceRow, file: Buffer, maxAs
     rows_in_error: errors,
     quarters_outside_timeline: quarters.filter((q) => !timeline.has(q)),
   };
-  const planned: Planned = { plan, newCategories: [], newAspects: [], aspectUpdates: [], cells: [] };
+  const categoryIds = new Map([...categoryByName].map(([name, c]) => [name, c.id]));
+  const planned: Planned = { plan, newCategories: [], newAspects: [], aspectUpdates: [], cells: [], categoryIds };
   const addedCategories = new Set<string>();
   for (const row of rows) {
     const categoryKey = row.category.toLowerCase();
@@ -251,6 +255,25 @@ async function planImport(db: Executor, service: ServiceRow, file: Buffer, maxAs
   return planned;
 }
 
+/** A plan as the apply in steps writes it: new rows named by their place among the new ones. */
+function workOf(planned: Planned): CsvApplyWork {
+  const categoryAt = new Map(planned.newCategories.map((name, i) => [name.toLowerCase(), i]));
+  const aspectAt = new Map(planned.newAspects.map((row, i) => [row, i]));
+  return {
+    categories: planned.newCategories.map((name) => ({ name })),
+    aspects: planned.newAspects.map((row) => ({
+      category: planned.categoryIds.get(row.category.toLowerCase()) ?? categoryAt.get(row.category.toLowerCase())!,
+      title: row.aspect,
+      description: textToHtml(row.description),
+      isPublic: row.isPublic ?? false,
+    })),
+    updates: planned.aspectUpdates.map((u) => ({ id: u.id, isPublic: u.isPublic, description: u.description })),
+    cells: planned.cells.map((c) => ({ aspect: c.aspectId ?? aspectAt.get(c.row)!, quarter: c.quarter, value: c.value })),
+    details: { categoriesAdded: planned.newCategories.length, aspectsAdded: planned.newAspects.length, aspectsChanged: planned.aspectUpdates.length },
+    plan: planned.plan,
+  };
+}
+
 /** The preview: what the file would change; nothing is written. */
 export async function previewCsvImport(db: Executor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<CsvPlan> {
   return (await planImport(db, service, file, maxAspects)).plan;
@@ -260,11 +283,26 @@ export async function previewCsvImport(db: Executor, service: ServiceRow, file: 
  * Applies the file in one transaction, all or nothing: the plan is made again under the service's
  * lock, so it is exactly what a preview read now would say; a file with rows in error changes nothing.
  */
-export async function applyCsvImport(db: Executor, actor: Actor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<CsvPlan> {
+export async function applyCsvImport(
+  db: Executor,
+  actor: Actor,
+  service: ServiceRow,
+  file: Buffer,
+  maxAspects?: number,
+  steps?: CsvApplySteps,
+): Promise<CsvPlan> {
+  if (steps?.stepCells) {
+    // Planned outside a transaction: each cell is written only if it still holds what was read here.
+    const planned = await planImport(db, service, file, maxAspects);
+    if (planned.plan.rows_in_error.length) throw invalid(CM.hasErrors, 'file');
+    const work = workOf(planned);
+    if (needsSteps(work, steps)) return applyInSteps(db, actor, service.tenantId, service.id, work, steps);
+  }
   return db.transaction(async (tx) => {
     const locked = await lockService(tx, service.tenantId, service.id);
     if (!locked) throw invalid(M.serviceNotFound);
     if (locked.archived) throw conflict(M.serviceArchivedConflict);
+    if (await csvApplyUnderWay(tx, locked.tenantId, locked.id)) throw conflict(CSV_APPLY_BUSY);
     const planned = await planImport(tx, locked, file, maxAspects);
     if (planned.plan.rows_in_error.length) throw invalid(CM.hasErrors, 'file');
     const tenantId = locked.tenantId;

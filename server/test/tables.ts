@@ -12,7 +12,7 @@ export const CATALOG_TABLES = [
   'audit_log',
 ] as const;
 
-/** Every table with a tenant_id: the catalog tables, memberships, impersonations, invitations, users, API tokens and webhooks. */
+/** Every table with a tenant_id: the catalog tables, memberships, impersonations, invitations, users, API tokens, webhooks and CSV applies under way. */
 export const TENANT_TABLES = [
   ...CATALOG_TABLES,
   'tenant_memberships',
@@ -23,4 +23,5 @@ export const TENANT_TABLES = [
   'webhook_endpoints',
   'webhook_deliveries',
   'webhook_events',
+  'csv_applies',
 ] as const;

@@ -204,6 +204,33 @@ export const quickTemplates = pgTable(
   (t) => [serviceChild(t), index('quick_templates_service_idx').on(t.serviceId, t.position)],
 );
 
+/** What a CSV apply in steps writes, chosen before its first step (docs/decisions/0139-csv-apply-in-steps.md). */
+export interface CsvApplyJournal {
+  categories: { id: string; name: string; position: number }[];
+  aspects: { id: string; categoryId: string; title: string; description: string; isPublic: boolean; position: number }[];
+  updates: { id: string; before: { isPublic?: boolean; description?: string }; after: { isPublic?: boolean; description?: string } }[];
+  /** [aspect id, quarter, text before, text after]. */
+  cells: [string, string, string, string][];
+}
+
+/**
+ * A CSV apply in steps under way: one per service at a time. A failed step, or a process that
+ * stopped, has what the steps wrote undone from it; a finished apply removes it.
+ */
+export const csvApplies = pgTable(
+  'csv_applies',
+  {
+    serviceId: uuid('service_id').primaryKey(),
+    tenantId: uuid('tenant_id').notNull(),
+    changedBy: text('changed_by').notNull(),
+    stepCells: integer('step_cells').notNull(),
+    stepsDone: integer('steps_done').notNull().default(0),
+    journal: jsonb('journal').$type<CsvApplyJournal>().notNull(),
+    createdAt: at('created_at'),
+  },
+  (t) => [serviceChild(t)],
+);
+
 export const serviceRoleAssignments = pgTable(
   'service_role_assignments',
   {

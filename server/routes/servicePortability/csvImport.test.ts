@@ -12,11 +12,6 @@ import { multipartFile } from './multipart';
 
 let t: TestApp;
 let w: CatalogWorld;
-beforeAll(async () => {
-  t = await buildTestApp();
-  w = await createCatalogWorld(t);
-});
-afterAll(() => t.close());
 
 const api = (who: Who) => as(t, w, who);
 const FIXTURES = join(import.meta.dirname, '../../test/fixtures/csv');
@@ -81,7 +76,18 @@ const EDITED_CHANGES = {
   'Security / SCIM / 2026-Q1': 'Beta',
 };
 
-describe('POST /api/services/{id}/csv-import', () => {
+// Every file is applied both ways, with the same outcome: in one transaction, and in steps of one
+// cell each (docs/decisions/0139-csv-apply-in-steps.md).
+describe.each([
+  ['in one transaction', '0'],
+  ['in steps', '1'],
+])('POST /api/services/{id}/csv-import, applied %s', (_, stepCells) => {
+  beforeAll(async () => {
+    t = await buildTestApp({ CSV_APPLY_STEP_CELLS: stepCells });
+    w = await createCatalogWorld(t);
+  });
+  afterAll(() => t.close());
+
   it('imports its own export unchanged: every row unchanged, nothing to apply', async () => {
     const f = await exportedService();
     const csv = await api('editor')('GET', `/api/export/service/${f.service.id}/csv?showPrivate=true`);

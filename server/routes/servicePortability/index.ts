@@ -6,7 +6,15 @@ import { M } from '../../../common/messages';
 import { catalogUploadSchema, importNamingSchema, importPreviewSchema, movedServiceSchema, serviceAnswerSchema } from '../../../common/schemas/services';
 import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MESSAGES } from '../../../common/schemas/settings';
 import { hardDeleteService } from '../../commands/hardDeleteService';
-import { IMPORT_MESSAGES, IMPORT_STATEMENTS_PER_STEP, proposeNaming, removeLeftBehindImports, writeImport } from '../../commands/importService';
+import {
+  IMPORT_MESSAGES,
+  IMPORT_STATEMENTS_PER_STEP,
+  LEFT_BEHIND_AFTER_MS,
+  proposeNaming,
+  removeLeftBehindImports,
+  writeImport,
+} from '../../commands/importService';
+import { CSV_APPLY_BUSY, CSV_APPLY_STEP_CELLS_DEFAULT, undoLeftBehindCsvApplies } from '../../commands/csvApplySteps';
 import { asSystem } from '../../db/scope';
 import { ImportThread } from '../../commands/importThread';
 import { moveService } from '../../commands/moveService';
@@ -93,6 +101,14 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       return 0;
     });
     if (removed) app.log.warn({ removed }, 'removed the hidden services of imports that never finished');
+    // A CSV apply in steps a stopped process left part-way is undone (docs/decisions/0139-csv-apply-in-steps.md):
+    // on the embedded database every one found at start (this process is its only writer).
+    const leftBehind = app.database.kind === 'pglite' ? 0 : LEFT_BEHIND_AFTER_MS;
+    const undone = await asSystem(() => undoLeftBehindCsvApplies(db(), leftBehind)).catch((err: unknown) => {
+      app.log.error({ err }, 'could not undo the CSV applies that never finished');
+      return 0;
+    });
+    if (undone) app.log.warn({ undone }, 'undid the CSV applies that never finished');
   });
   app.addHook('onClose', () => importThread.close());
   // Multipart is parsed only by the routes of this plugin.
@@ -178,7 +194,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
         bodyType: multipartBody,
         query: csvImportQuerySchema,
         errors: {
-          409: M.serviceArchivedConflict,
+          409: `${M.serviceArchivedConflict}; or: ${CSV_APPLY_BUSY}; or, for an apply in steps, someone changed a cell it was to write (the paste's conflict, naming the cells) and what it wrote was undone`,
           413: `The file is over ${CSV_IMPORT_MAX_BYTES / 1024 / 1024} MB, or has more rows than the server allows (CSV_IMPORT_MAX_ASPECTS, ${app.config.CSV_IMPORT_MAX_ASPECTS} here); the message names the limit`,
         },
       },
@@ -190,7 +206,8 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
       if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: false };
       const { actor } = scope(req);
-      return { preview: await applyCsvImport(db(), actor, ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: true };
+      const stepCells = app.config.CSV_APPLY_STEP_CELLS ?? CSV_APPLY_STEP_CELLS_DEFAULT[app.database.kind];
+      return { preview: await applyCsvImport(db(), actor, ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS, { stepCells }), applied: true };
     },
   );
 

@@ -20,6 +20,7 @@ import {
   apiTokens,
   webhookDeliveries,
   webhookEvents,
+  csvApplies,
   webhookEndpoints,
   auditLog,
   availabilityHistory,
@@ -166,6 +167,9 @@ async function populate(tenantId: string, superAdminId: string) {
     .returning();
   await t.db.insert(webhookDeliveries).values({ tenantId: tenantId, endpointId: hook!.id, eventId: 'msg_x', eventType: 'service.updated', data: {} });
   await t.db.insert(webhookEvents).values({ tenantId: tenantId, eventId: 'msg_y', eventType: 'service.updated', data: {} });
+  await t.db
+    .insert(csvApplies)
+    .values({ tenantId, serviceId: service.id, changedBy: 'x', stepCells: 1, journal: { categories: [], aspects: [], updates: [], cells: [] } });
   await t.db.insert(apiTokens).values({ tenantId: tenantId, name: 'Token', role: 'reader', secretHash: `hash-${tenantId}`, hint: 'scat_x' });
   return { service, member };
 }

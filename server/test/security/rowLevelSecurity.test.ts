@@ -10,6 +10,7 @@ import type { Database } from '../../db';
 import {
   actorRoles,
   apiTokens,
+  csvApplies,
   webhookDeliveries,
   webhookEvents,
   webhookEndpoints,
@@ -55,6 +56,7 @@ const TENANT_OWNED: Table[] = [
   webhookEndpoints,
   webhookDeliveries,
   webhookEvents,
+  csvApplies,
 ];
 /** A person is one identity across tenants (memberships say where they work), so users is global. */
 const GLOBAL_WITH_TENANT_COLUMN = ['users'];
@@ -105,6 +107,9 @@ async function seedTenant(i: number) {
     .returning();
   await db.insert(webhookDeliveries).values({ tenantId: tenant.id, endpointId: hook!.id, eventId: 'msg_x', eventType: 'service.updated', data: {} });
   await db.insert(webhookEvents).values({ tenantId: tenant.id, eventId: 'msg_y', eventType: 'service.updated', data: {} });
+  await db
+    .insert(csvApplies)
+    .values({ tenantId: tenant.id, serviceId: service.id, changedBy: 'x', stepCells: 1, journal: { categories: [], aspects: [], updates: [], cells: [] } });
   await db.insert(apiTokens).values({ tenantId: tenant.id, name: 'Token', role: 'reader', secretHash: `hash-${tenant.id}`, hint: 'scat_x' });
   tenantIds.push(tenant.id);
   slugs.push(tenant.slug);
