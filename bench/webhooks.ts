@@ -38,7 +38,7 @@ export interface WebhookOptions {
 
 export function webhookOptionsFromEnv(log: (line: string) => void, port: number): WebhookOptions {
   const small = process.env.BENCH_SCALE === 'small';
-  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 48, warmup: small ? 1 : 4, burst: small ? 200 : 2000, log };
+  return { port, writes: small ? 25 : 100, blocks: small ? 2 : 144, warmup: small ? 1 : 4, burst: small ? 200 : 2000, log };
 }
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
