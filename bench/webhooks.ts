@@ -222,7 +222,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     const ratio = p(on, 99) / p(off, 99);
     const paired = pairedRatio(offBlocks, onBlocks, 99);
     notes.push(
-      `The p99 of a side is that of ${off.length} writes, and the machine's own pauses decide most of it. On a two-core machine shared with other work, the p99 ratio of 2,400 writes a side moved between 0.8 and 1.4× from one run to the next for the same code, and the median of the block pairs' p99 ratios (an off block and the on block run right after it) between 0.97 and 1.17×. The p50 ratio moved less: 1.04 to 1.11× on the embedded database, 1.03 to 1.05× on PostgreSQL (docs/decisions/0138-webhook-outbox.md).`,
+      `The p99 of a side is that of ${off.length} writes, and the machine's own pauses decide most of it. With 2,400 writes a side (24 block pairs) on a two-core machine shared with other work, the p99 ratio moved between 0.8 and 1.4× from one run to the next for the same code; with 4,800 (48 pairs) on a quieter machine, between 0.99 and 1.08× embedded and the pairs' median between 1.05 and 1.14× (2026-11-28). The p50 ratio moves less: 1.02 to 1.11× on the embedded database, 1.03 to 1.05× on PostgreSQL (docs/decisions/0138-webhook-outbox.md).`,
       `What an endpoint costs each write is its event, queued in the write's own transaction (decision 0131), in a lean outbox the sender turns into deliveries (decision 0138): the median write ${p(off, 50).toFixed(1)} ms off, ${p(on, 50).toFixed(1)} ms on.`,
     );
     if (ratio > 1.1 || paired > 1.1)
