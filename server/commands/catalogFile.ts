@@ -223,11 +223,12 @@ export interface PreparedImport extends ImportHead {
 
 /**
  * The most categories or aspects one step of an import writes, and the most texts (each with its
- * first history row): sized so that a step takes a few milliseconds on either database and other
- * requests wait no longer than that for the embedded database's one session.
+ * first history row): a step takes some tens of milliseconds, and other requests wait no longer than
+ * that for the embedded database's one session; smaller steps made the import slower by the commit
+ * and the request let in after each (docs/decisions/0136-imports-in-steps.md).
  */
-export const IMPORT_STEP_ROWS = 250;
-export const IMPORT_STEP_CELLS = 1_000;
+export const IMPORT_STEP_ROWS = 500;
+export const IMPORT_STEP_CELLS = 2_500;
 
 /** The items in runs of at most `size`, in order. */
 function inSteps<T>(items: readonly T[], size: number): T[][] {

@@ -50,12 +50,16 @@ export async function importService(db: Executor, actor: Actor, tenantId: string
  * whatever a transaction holds, so there a step runs several, saving their commits.
  */
 export const IMPORT_STATEMENTS_PER_STEP = { pglite: 1, postgres: 10 } as const;
+/** Steps under way at once, by database: the embedded database has one session; a PostgreSQL pool has several connections. */
+export const IMPORT_PARALLEL_STEPS = { pglite: 1, postgres: 2 } as const;
 
 export interface ImportOptions {
   /** Statements per step (IMPORT_STATEMENTS_PER_STEP of the database); one by default. */
   statementsPerStep?: number;
   /** Whether the steps skip their rows' row-by-row checks (importStep); by default, where the database allows it. */
   unchecked?: boolean;
+  /** Steps under way at once when they skip their checks (IMPORT_PARALLEL_STEPS of the database); one by default. */
+  parallelSteps?: number;
 }
 
 /**
@@ -103,10 +107,28 @@ export async function writeImport(
         unchecked,
       );
     // Statements are run in steps of `statementsPerStep`, as their rows come from the import thread.
+    // Steps without their checks depend on no other, so where the database has connections to
+    // spare (PostgreSQL) `parallelSteps` of them are under way at once.
+    const parallel = unchecked ? (options.parallelSteps ?? 1) : 1;
     const pending: Statement[] = [];
+    const running = new Set<Promise<void>>();
+    let failure: unknown = null;
+    const launch = async () => {
+      if (failure) throw failure;
+      const run: Promise<void> = step(pending.splice(0)).then(
+        () => void running.delete(run),
+        (err: unknown) => {
+          running.delete(run);
+          failure ??= err;
+        },
+      );
+      running.add(run);
+      while (running.size >= parallel) await Promise.race(running);
+      if (failure) throw failure;
+    };
     const add = async (statement: Statement) => {
       pending.push(statement);
-      if (pending.length >= statementsPerStep) await step(pending.splice(0));
+      if (pending.length >= statementsPerStep) await launch();
     };
     for (const rows of prepared.categories) {
       await add((tx) =>
@@ -153,7 +175,9 @@ export async function writeImport(
         }
       });
     }
-    if (pending.length) await step(pending.splice(0));
+    if (pending.length) await launch();
+    await Promise.all(running);
+    if (failure) throw failure;
     // Rows written without their row-by-row checks are checked here, set by set, before anyone sees them.
     if (unchecked) await importStep(db, (tx) => checkImportedRows(tx, tenantId, sid, prepared.counts));
     // The last step: the service appears, complete, with its audit row.

@@ -288,9 +288,10 @@ describe('other tenants while the largest allowed import runs', () => {
       `import of ${LARGEST} aspects: ${Math.round(importMs)} ms; ${waits.length} reads meanwhile, p99 ${p99.toFixed(1)} ms, max ${waits.at(-1)!.toFixed(1)} ms`,
     );
     // Reads went on through the import rather than waiting for its end: many of them, each held
-    // at most a step or two, not the import. (Relative to the import's own time, so that it holds
-    // on a loaded machine; the 200 ms figure is measured by bench/, docs/performance.md.)
+    // at most a step or two, not the import (as one transaction, the p99 was the import's whole
+    // time). Relative to the import's own time, so that it holds on a loaded machine; the 200 ms
+    // figure is measured by bench/, docs/performance.md.
     expect(waits.length).toBeGreaterThan(20);
-    expect(p99).toBeLessThan(importMs / 10);
+    expect(p99).toBeLessThan(importMs / 4);
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import { csvImportAnswerSchema, csvUploadSchema, moveServiceSchema, SETTINGS_MES
 import { hardDeleteService } from '../../commands/hardDeleteService';
 import {
   IMPORT_MESSAGES,
+  IMPORT_PARALLEL_STEPS,
   IMPORT_STATEMENTS_PER_STEP,
   LEFT_BEHIND_AFTER_MS,
   proposeNaming,
@@ -139,7 +140,10 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
       const { file, fields } = await readUpload(req);
       const naming = parse(importNamingSchema, fields);
       const prepared = await importThread.prepare(file, app.config.IMPORT_MAX_ASPECTS);
-      const service = await writeImport(db(), actor, tenantId, prepared, naming, { statementsPerStep: IMPORT_STATEMENTS_PER_STEP[app.database.kind] });
+      const service = await writeImport(db(), actor, tenantId, prepared, naming, {
+        statementsPerStep: IMPORT_STATEMENTS_PER_STEP[app.database.kind],
+        parallelSteps: IMPORT_PARALLEL_STEPS[app.database.kind],
+      });
       return reply.status(201).send({ service: presentService(service) });
     },
   );
