@@ -111,10 +111,13 @@ export async function applyInSteps(db: Executor, actor: Actor, tenantId: string,
           const cells = piece.newCells.map(([aspectId, timeBucket, value]) => ({ aspectId, timeBucket, value }));
           await writeServiceCells(tx, actor, tenantId, serviceId, cells, null);
         }
-        await tx
+        const recorded = await tx
           .update(csvApplies)
           .set({ stepsDone: i + 1 })
-          .where(eq(csvApplies.serviceId, serviceId));
+          .where(eq(csvApplies.serviceId, serviceId))
+          .returning({ serviceId: csvApplies.serviceId });
+        // The journal is gone: the apply was undone meanwhile (a start that took it for left behind).
+        if (!recorded.length) throw new Error('The CSV apply was undone while it ran');
       });
       await o.afterStep?.(i + 1);
     }
