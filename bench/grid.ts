@@ -255,10 +255,12 @@ function inTheWay(figures: GridFigure[]): string[] {
     "Keyboard moves: a move renders the rows it leaves and enters and nothing else. Each row reads its own slice of the grid's store " +
       '(the active cell, the selection, the editor, the save states); the table holds neither the active row nor the focused one as its state ' +
       '(each category pins its active row when that row is in a gap, and the row window pins the focused row only while it is outside the window), ' +
-      'so a move does not render the table and its layout effect does not measure every row. What is left in the longest frames is the row window ' +
-      'following the focus down, as when scrolling (decision 0108): every step of it renders the rows coming into the window and measures the rows ' +
-      "in full, and a PageDown can land in a gap, whose category then renders to pin the row. The machine's own frames (no move) are the floor: " +
-      'on a busy machine every frame is late.',
+      'so a move does not render the table and its layout effect does not measure every row. The row window follows the focus as when ' +
+      'scrolling (decision 0108), a few rows a frame (6): before, each of its steps rendered the 25 to 40 rows coming into the window in one ' +
+      'frame, and a PageDown into a gap rendered every row of the new view at once (longest move frames 45 to 54 ms on 2026-11-28, 20 to 25 ' +
+      'ms since, the same machine within the hour). What is left in the longest frames is a move that scrolls: the focused cell scrolled into ' +
+      "view lays the table out again and paints the new view, and a PageDown can still land in a gap. The machine's own frames (no move) are " +
+      'the floor: on a busy machine every frame is late.',
     'Paste: the cells are written in one statement (their texts, history rows and the service version). Under EXPLAIN ANALYZE the change ' +
       `stream's statement triggers take ${statement('embedded database (PGlite, in memory)')} and ${statement('PostgreSQL')}. Since ` +
       'migration 0014 the tables of a roadmap (categories, aspects, availabilities) announce a statement from the distinct (tenant, service) ' +
@@ -268,9 +270,9 @@ function inTheWay(figures: GridFigure[]): string[] {
       "the real server's embedded database is on disk, so its paste is slower than the in-memory one; the read of the roadmap again after the " +
       'paste comes after the status says it is stored.',
     'Imports on the embedded database: it has one session. A .catalog import is written in short steps into a hidden service that is ' +
-      'made visible at the end (decision 0136), so other requests pass between its steps. A CSV apply writes into a service people already ' +
-      'see, and is still one transaction (all or nothing, as the issue asks): every other request that needs the database waits for its end, ' +
-      "at the limits (1,000 aspects x 40 quarters) the apply's whole time. A stepped apply that readers never see half done is the next step.",
+      'made visible at the end (decision 0136), so other requests pass between its steps. A CSV apply larger than one step (1,000 cells) is ' +
+      'written in steps too, after its journal (decision 0139): all or nothing in its outcome, a failure or a stop undoing what was written, ' +
+      'while people see the service fill in. As one transaction, every other request that needed the database waited for all of it.',
   ];
 }
 
