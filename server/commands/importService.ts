@@ -96,6 +96,8 @@ export async function writeImport(
     return row;
   });
   const sid = hidden.id;
+  // Steps under way (several at once on PostgreSQL): all of them end before a failed import is removed.
+  const running = new Set<Promise<void>>();
   try {
     const unchecked = options.unchecked ?? (await mayWriteUnchecked(db));
     const step = (statements: Statement[]) =>
@@ -111,7 +113,6 @@ export async function writeImport(
     // spare (PostgreSQL) `parallelSteps` of them are under way at once.
     const parallel = unchecked ? (options.parallelSteps ?? 1) : 1;
     const pending: Statement[] = [];
-    const running = new Set<Promise<void>>();
     let failure: unknown = null;
     const launch = async () => {
       if (failure) throw failure;
@@ -202,6 +203,7 @@ export async function writeImport(
   } catch (err) {
     // The import's own error is the answer; a hidden service this removal misses is seen by no
     // one and removed at the next start (removeLeftBehindImports).
+    await Promise.all(running);
     await removeHiddenService(db, tenantId, sid).catch(() => undefined);
     throw err;
   }
