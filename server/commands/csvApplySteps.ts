@@ -174,20 +174,11 @@ async function journalOf(tx: Executor, tenantId: string, serviceId: string, work
     nextAt.set(categoryId, position + 1);
     return { id: timeOrderedId(), categoryId, title: a.title, description: sanitizeRichText(a.description), isPublic: a.isPublic, position };
   });
-  const updated = work.updates.length
-    ? await tx
-        .select({ id: aspects.id, isPublic: aspects.isPublic, description: aspects.description })
-        .from(aspects)
-        .where(
-          and(
-            eq(aspects.tenantId, tenantId),
-            inArray(
-              aspects.id,
-              work.updates.map((u) => u.id),
-            ),
-          ),
-        )
-    : [];
+  const updated = await aspectFields(
+    tx,
+    tenantId,
+    work.updates.map((u) => u.id),
+  );
   const before = new Map(updated.map((a) => [a.id, a]));
   const updates = work.updates.map((u) => {
     const was = before.get(u.id);
@@ -210,6 +201,15 @@ async function journalOf(tx: Executor, tenantId: string, serviceId: string, work
 }
 
 export const CSV_APPLY_CHANGED = 'The service changed while the CSV import was being applied. Nothing was changed: preview it again.';
+
+/** The fields an apply changes of the aspects `ids`, as they are now. */
+async function aspectFields(tx: Executor, tenantId: string, ids: string[]) {
+  if (!ids.length) return [];
+  return tx
+    .select({ id: aspects.id, isPublic: aspects.isPublic, description: aspects.description })
+    .from(aspects)
+    .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, ids)));
+}
 
 async function updateAspectFields(tx: Executor, tenantId: string, aspectId: string, fields: { isPublic?: boolean; description?: string }) {
   await tx
@@ -242,10 +242,7 @@ export async function undoCsvApply(db: Executor, tenantId: string, serviceId: st
         if (back.length) await writeCellsOfService(tx, tenantId, serviceId, back, row.changedBy);
       } else if ('updates' in piece) {
         const ids = piece.updates.map((u) => u.id);
-        const now = await tx
-          .select({ id: aspects.id, isPublic: aspects.isPublic, description: aspects.description })
-          .from(aspects)
-          .where(and(eq(aspects.tenantId, tenantId), inArray(aspects.id, ids)));
+        const now = await aspectFields(tx, tenantId, ids);
         const current = new Map(now.map((a) => [a.id, a]));
         for (const u of piece.updates) {
           const a = current.get(u.id);
