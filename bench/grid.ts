@@ -255,12 +255,10 @@ function inTheWay(figures: GridFigure[]): string[] {
     "Keyboard moves: a move renders the rows it leaves and enters and nothing else. Each row reads its own slice of the grid's store " +
       '(the active cell, the selection, the editor, the save states); the table holds neither the active row nor the focused one as its state ' +
       '(each category pins its active row when that row is in a gap, and the row window pins the focused row only while it is outside the window), ' +
-      'so a move does not render the table and its layout effect does not measure every row. The row window follows the focus as when ' +
-      'scrolling (decision 0108), a few rows a frame (6): before, each of its steps rendered the 25 to 40 rows coming into the window in one ' +
-      'frame, and a PageDown into a gap rendered every row of the new view at once (longest move frames 45 to 54 ms on 2026-11-28, 20 to 25 ' +
-      'ms since, the same machine within the hour). What is left in the longest frames is a move that scrolls: the focused cell scrolled into ' +
-      "view lays the table out again and paints the new view, and a PageDown can still land in a gap. The machine's own frames (no move) are " +
-      'the floor: on a busy machine every frame is late.',
+      'so a move does not render the table and its layout effect does not measure every row. What is left in the longest frames is the row window ' +
+      'following the focus down, as when scrolling (decision 0108): every step of it renders the rows coming into the window and measures the rows ' +
+      "in full, and a PageDown can land in a gap, whose category then renders to pin the row. The machine's own frames (no move) are the floor: " +
+      'on a busy machine every frame is late.',
     'Paste: the cells are written in one statement (their texts, history rows and the service version). Under EXPLAIN ANALYZE the change ' +
       `stream's statement triggers take ${statement('embedded database (PGlite, in memory)')} and ${statement('PostgreSQL')}. Since ` +
       'migration 0014 the tables of a roadmap (categories, aspects, availabilities) announce a statement from the distinct (tenant, service) ' +
