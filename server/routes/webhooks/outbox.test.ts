@@ -91,7 +91,7 @@ describe('the webhook outbox', () => {
       return (res as unknown as { rows: { n: number }[] }).rows[0]!.n;
     };
     const sizes: number[] = [];
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < 10; round++) {
       // Events no endpoint takes: the sender drops them, as many as a busy day's writes.
       await h.t.db.execute(sql`
         insert into webhook_events (tenant_id, event_id, event_type, data)
@@ -101,8 +101,10 @@ describe('the webhook outbox', () => {
       expect(await outbox()).toEqual([]);
       sizes.push(await size());
     }
-    // The room freed by a vacuum is used again from the next round on.
-    expect(sizes[5], String(sizes)).toBeLessThanOrEqual(sizes[1]!);
+    // The room freed by a vacuum is used again: the outbox stops growing. (On PostgreSQL a vacuum
+    // cannot free rows that an older snapshot may still see, so under load the room comes back a
+    // few rounds later; without the vacuum it grows by the same amount every round.)
+    expect(Math.max(...sizes.slice(5)), String(sizes)).toBeLessThanOrEqual(Math.max(...sizes.slice(0, 5)));
     await h.remove(hook.webhook.id);
   });
 });
