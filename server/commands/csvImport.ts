@@ -280,8 +280,10 @@ export async function previewCsvImport(db: Executor, service: ServiceRow, file: 
 }
 
 /**
- * Applies the file in one transaction, all or nothing: the plan is made again under the service's
- * lock, so it is exactly what a preview read now would say; a file with rows in error changes nothing.
+ * Applies the file, all or nothing; a file with rows in error changes nothing. Larger than one of
+ * `steps` (the embedded database), it is written in steps with a journal that undoes them
+ * (csvApplySteps.ts, decision 0139). Otherwise in one transaction, the plan made again under the
+ * service's lock, so it is exactly what a preview read now would say.
  */
 export async function applyCsvImport(
   db: Executor,
