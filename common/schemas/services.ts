@@ -51,6 +51,8 @@ export const createServiceSchema = acceptSnakeCase(
   z.object({
     ...serviceFields,
     slug: requiredString(M.slugRequired, MAX_SLUG_LENGTH).regex(SLUG_PATTERN, M.slugPattern),
+    /** The first and last quarter; without it, the current quarter and the seven after it. */
+    timeline: timelineRangeSchema.optional(),
   }),
   snakeTwins,
 );

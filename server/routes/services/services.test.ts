@@ -71,6 +71,23 @@ describe('POST /api/services', () => {
     expect(await auditActions(service.id)).toContain('service.create');
   });
 
+  it('creates a service with the timeline given, and refuses one that is not a first and last quarter', async () => {
+    const res = await post('admin', { name: 'Planned', slug: uniqueSlug(), timeline: { first: '2026-Q3', last: '2027-Q2' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().service.timeline).toEqual(['2026-Q3', '2026-Q4', '2027-Q1', '2027-Q2']);
+    for (const [timeline, error] of [
+      [{ first: '2027-Q1', last: '2026-Q1' }, TIMELINE_ORDER],
+      [{ first: '2025-Q1', last: '2035-Q2' }, TIMELINE_TOO_LONG],
+      [['2026-Q1', '2026-Q2'], 'Timeline must be {first, last} quarters'],
+    ] as const) {
+      const slug = uniqueSlug();
+      const refused = await post('admin', { name: 'Refused', slug, timeline });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ error, field: 'timeline' });
+      expect((await as(t, w, 'admin')('GET', `/api/services?search=${slug}`)).json().services).toEqual([]);
+    }
+  });
+
   it('answers 409 when the slug is taken in the tenant, but allows it in another tenant', async () => {
     const res = await post('admin', { name: 'Again', slug: w.service.slug });
     expect(res.statusCode).toBe(409);

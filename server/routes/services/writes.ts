@@ -29,7 +29,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
   app.post(
     '/services',
     serviceDoc(
-      'Create a service, with a timeline of the current quarter and the seven after it',
+      'Create a service, with the timeline given (its first and last quarter) or else the current quarter and the seven after it',
       'tenant.services',
       { 201: serviceAnswerSchema },
       {
@@ -50,7 +50,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
           serviceOwner: input.serviceOwner ?? '',
           subscriptionModel: input.subscriptionModel ?? '',
           iconUrl,
-          timeline: defaultTimeline(),
+          timeline: input.timeline ? quarterRange(input.timeline.first, input.timeline.last) : defaultTimeline(),
         });
         if (!row) throw conflict(M.slugTaken);
         await writeAudit(tx, actor, { tenantId, action: 'service.create', targetType: 'service', targetId: row.id, details: { slug: row.slug } });
