@@ -81,7 +81,51 @@ async function scrollUntil(page: Page, target: ReturnType<Page['getByRole']>) {
   await expect(target).toBeInViewport();
 }
 
+/** Where the first gap (cards not in the page) starts, from the top of the viewport; Infinity without one. */
+const firstGapTop = (page: Page) => page.evaluate(() => document.querySelector('.service-card-gap')?.getBoundingClientRect().top ?? Number.POSITIVE_INFINITY);
+
 test.describe('dashboard with hundreds of services', () => {
+  test('the screen below the first is in the page before it is scrolled to, whatever the cards’ heights', async ({ page, request }) => {
+    test.setTimeout(120_000);
+    const u = `${Date.now()}`;
+    const superAdmin = await apiAs(request, ADMIN.email, ADMIN.password);
+    const { tenant } = await superAdmin.send('POST', '/tenants', { name: `Tall Cards ${u}`, slug: `tall-cards-${u}` });
+    const adminEmail = `tall-cards-admin-${u}@example.com`;
+    await superAdmin.send('POST', '/admin/users', { email: adminEmail, name: 'Tall Admin', role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
+    const admin = await apiAs(request, adminEmail, 'secret-pass', tenant.slug);
+    // Cards of three heights (no description, one line, three lines), so the measured rows differ
+    // from the estimate the window starts from.
+    const words = (i: number) => ['', '<p>One line of description</p>', `<p>${'A description that runs over three lines of the card. '.repeat(4)}</p>`][i % 3];
+    for (let from = 0; from < 120; from += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, k) => from + k).map((i) =>
+          admin.send('POST', '/services', { name: name(i), slug: `tall-${String(i).padStart(3, '0')}`, description: words(i) }),
+        ),
+      );
+    }
+
+    await loginThroughPage(page, adminEmail, 'secret-pass');
+    await expect(page.getByRole('link', { name: name(0), exact: true })).toBeVisible();
+    const height = page.viewportSize()!.height;
+    // With no scroll, the cards reach more than a screen below the viewport, and the last are not in the page.
+    await expect.poll(() => firstGapTop(page), { message: 'the cards in the page end within two screens' }).toBeGreaterThan(2 * height);
+    expect(await firstGapTop(page)).toBeLessThan(Number.POSITIVE_INFINITY);
+    // So a screen scrolled at once shows cards, not an empty gap, in its first frame.
+    const blank = await page.evaluate(
+      (h) =>
+        new Promise<number>((resolve) => {
+          window.scrollTo({ top: h, behavior: 'instant' });
+          requestAnimationFrame(() => {
+            const gap = document.querySelector('.service-card-gap')?.getBoundingClientRect();
+            resolve(gap && gap.top < h && gap.bottom > 0 ? Math.min(gap.bottom, h) - Math.max(gap.top, 0) : 0);
+          });
+        }),
+      height,
+    );
+    expect(blank, 'pixels of an empty gap in view').toBe(0);
+    await expectAccessible(page, 'dashboard of cards of several heights');
+  });
+
   test('cards and list load page by page, stay few in the page, and reach the last service by scrolling, by keyboard and by search', async ({
     page,
     request,

@@ -40,6 +40,8 @@ type RowsProps = Omit<GroupProps, 'editable'> & {
   activeId: string | null;
 };
 
+const NO_ITEMS: string[] = [];
+
 /** Whether the group's aspect at position `i` renders in full. */
 const isFull = (p: RowsProps, i: number, id: string) => (i >= p.fullFrom && i <= p.fullTo) || id === p.pinnedId || id === p.activeId;
 
@@ -142,13 +144,11 @@ function SortableRows(props: RowsProps) {
   );
   const [dragging, setDragging] = useState<string | null>(null);
   const full = (aspect: Aspect, i: number) => isFull(props, i, aspect.id) || aspect.id === dragging;
+  // Every aspect of the category is an item, in full or not: the items change only when the
+  // aspects do, so the row window moving does not render every sortable row again (each reads the
+  // items). Only rows in full are mounted, so only they are measured and can be dropped on.
   const ids = useMemo(() => group.aspects.map((a) => a.id), [group.aspects]);
-  const fullList = sortable ? group.aspects.filter(full).map((a) => a.id) : [];
-  // The same rows in full give the same array: the sortable rows do not all render again when the
-  // focus moves between rows already in full.
-  const fullKey = fullList.join(',');
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the list is keyed by its contents
-  const fullIds = useMemo(() => fullList, [fullKey]);
+  const items = sortable ? ids : NO_ITEMS;
   const accessibility = useMemo(() => {
     const titles = new Map(group.aspects.map((a) => [a.id, a.title]));
     const announcements = announcementsFor(
@@ -203,7 +203,7 @@ function SortableRows(props: RowsProps) {
       onDragEnd={onDragEnd}
       accessibility={accessibility}
     >
-      <SortableContext items={fullIds} strategy={verticalListSortingStrategy}>
+      <SortableContext items={items} strategy={verticalListSortingStrategy}>
         {rows}
       </SortableContext>
     </DndContext>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fittedRange, groupLayout, nextRange, rowAt, settledRange, windowPieces } from './useRowWindow';
+import { fittedRange, groupLayout, grownRange, nextRange, rowAt, settledRange, windowPieces } from './useRowWindow';
 
 describe('windowPieces', () => {
   const heights = [10, 20, 30, 40, 50, 60];
@@ -80,6 +80,25 @@ describe('nextRange', () => {
   it('reaches ahead on the side that fell short', () => {
     expect(nextRange({ start: 10, end: 30 }, { start: 20, end: 40 }, { start: 15, end: 50 }, { start: 15, end: 50 })).toEqual({ start: 20, end: 50 });
     expect(nextRange({ start: 10, end: 30 }, { start: 5, end: 25 }, { start: 0, end: 28 }, { start: 0, end: 28 })).toEqual({ start: 0, end: 25 });
+  });
+});
+
+describe('grownRange', () => {
+  it('takes a step at most so many rows beyond the window and the rows in view, on each side', () => {
+    // Scrolled down: the rows in view are in the window, which should reach 30 rows further.
+    expect(grownRange({ start: 10, end: 30 }, { start: 20, end: 60 }, { start: 25, end: 35 }, 6)).toEqual({ start: 20, end: 41 });
+    // Up as well.
+    expect(grownRange({ start: 40, end: 60 }, { start: 0, end: 50 }, { start: 38, end: 45 }, 6)).toEqual({ start: 32, end: 50 });
+    // A step within reach is answered as it is.
+    const next = { start: 12, end: 34 };
+    expect(grownRange({ start: 10, end: 30 }, next, { start: 20, end: 28 }, 6)).toBe(next);
+  });
+
+  it('always holds the rows in view, from them alone after a jump; none more with no rows to spare', () => {
+    expect(grownRange({ start: 0, end: 20 }, { start: 150, end: 220 }, { start: 180, end: 192 }, 6)).toEqual({ start: 174, end: 198 });
+    expect(grownRange({ start: 0, end: 20 }, { start: 0, end: 60 }, { start: 5, end: 25 }, 0)).toEqual({ start: 0, end: 25 });
+    // A first window (none before) is not limited.
+    expect(grownRange({ start: 0, end: -1 }, { start: 0, end: 60 }, { start: 0, end: 12 }, 0)).toEqual({ start: 0, end: 60 });
   });
 });
 

@@ -14,6 +14,12 @@ const FRESH_PX = 300;
  * scrolling (each change lays the table out again), and a row at an edge cannot flip back and forth.
  */
 const SLACK_PX = 1600;
+/**
+ * The most rows the window grows by in one frame beyond the rows in view: a larger step (a scroll,
+ * a jump of the keyboard, the margin of a table just opened) is spread over the next frames, so no
+ * frame renders dozens of rows at once. The rows in view are always rendered at once.
+ */
+const GROW_ROWS = 6;
 /** Rows rendered in full before the first measurement (the top of a freshly opened table). */
 const INITIAL_ROWS = 8;
 /** Height of a row never rendered in full, until rows have been measured. */
@@ -168,6 +174,20 @@ export function settledRange(prev: RowRange, next: RowRange, passes: number): Ro
   return { start: Math.min(prev.start, next.start), end: Math.max(prev.end, next.end) };
 }
 
+/**
+ * `next` as far as one frame may take it from `prev`: at most `rows` rows beyond what `prev` and the
+ * rows in view (`view`) hold, on each side (from the rows in view alone when they lie apart from
+ * `prev`: a jump). Shrinking is not limited. Answers `next` itself when it is within reach.
+ */
+export function grownRange(prev: RowRange, next: RowRange, view: RowRange, rows: number): RowRange {
+  if (prev.end < prev.start || view.end < view.start) return next;
+  const touches = view.start <= prev.end + 1 && view.end >= prev.start - 1;
+  const base = touches ? { start: Math.min(prev.start, view.start), end: Math.max(prev.end, view.end) } : view;
+  const start = next.start >= base.start ? next.start : Math.max(next.start, base.start - rows);
+  const end = next.end <= base.end ? next.end : Math.min(next.end, base.end + rows);
+  return start === next.start && end === next.end ? next : { start, end };
+}
+
 /** `range` cut short after the rows whose heights (by position) add up to `budget` pixels. */
 export function fittedRange(range: RowRange, height: (i: number) => number, budget: number): RowRange {
   let used = 0;
@@ -292,13 +312,17 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
     if (count) setEstimate((prev) => (Math.abs(prev - sum / count) > prev / 10 ? Math.round(sum / count) : prev));
   }, [rowTag]);
 
+  // A window still growing toward where it should be (GROW_ROWS a frame): the next frame's step,
+  // which places the window with the latest `place` (it changes with the rows' estimated height).
+  const growFrame = useRef(0);
+  const placeRef = useRef<(scrolling: boolean, growing?: boolean) => void>(() => {});
   /**
    * Moves the window to the rows near the viewport. While scrolling it reaches ahead (fewer
    * changes); after a render (a load, a search) it takes only what is needed, so the first frame
    * comes sooner.
    */
   const place = useCallback(
-    (scrolling: boolean) => {
+    (scrolling: boolean, growing = false) => {
       const list = rows.current;
       if (!list) return;
       const height = (i: number) => heightOf(keysRef.current[i] ?? '');
@@ -326,6 +350,19 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
       if (need && wide) {
         next = nextRange(prev.end < prev.start ? need : prev, need, wide, scrolling && !first ? wide : need);
         if (!scrolling) next = settledRange(prev, next, unsettled.current);
+        // What is in view renders now; the rest of a larger step comes a few rows a frame. After a
+        // render (this layout effect) only what is in view: the frames that follow grow it.
+        const view = near(0);
+        const step = view ? grownRange(prev, next, view, scrolling || growing ? GROW_ROWS : 0) : next;
+        if (step !== next) {
+          next = step;
+          if (!growFrame.current) {
+            growFrame.current = requestAnimationFrame(() => {
+              growFrame.current = 0;
+              placeRef.current(scrolling, true);
+            });
+          }
+        }
       }
       if (scrolling) unsettled.current = 0;
       pinFocused(next);
@@ -341,9 +378,19 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
   );
 
   useLayoutEffect(() => {
+    placeRef.current = place;
     measure();
     place(false);
   });
+  // The next frame's growth is cancelled with the rows only: a new `place` (the estimate moved)
+  // takes the step over, through placeRef.
+  useEffect(
+    () => () => {
+      cancelAnimationFrame(growFrame.current);
+      growFrame.current = 0;
+    },
+    [],
+  );
 
   useEffect(() => {
     let frame = 0;
@@ -355,7 +402,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
         frame = 0;
         if (resized) measure();
         resized = false;
-        place(true);
+        placeRef.current(true);
       });
     };
     // Capturing catches the scrolling of any element, such as a modal holding the table.
@@ -366,7 +413,7 @@ export function useRowWindow<E extends HTMLElement = HTMLTableElement>(keys: str
       window.removeEventListener('scroll', schedule, { capture: true });
       window.removeEventListener('resize', schedule);
     };
-  }, [measure, place]);
+  }, [measure]);
 
   const onFocus = useCallback(
     (e: FocusEvent<HTMLElement>) => {
