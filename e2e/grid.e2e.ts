@@ -295,6 +295,35 @@ test.describe('The grid at 600 aspects by 12 quarters', () => {
     const q = (await api.send('GET', `/services/${service.id}`)).service.timeline as string[];
     expect(q).toHaveLength(12);
 
+    // PageDown moves a screen: to the last row that fits, whole, in one view of the panel from the
+    // row it leaves; PageUp moves back.
+    const focusedRow = () =>
+      page.evaluate(() => {
+        const panel = document.querySelector<HTMLElement>('.roadmap-scroll')!;
+        const row = document.activeElement!.closest('tr')!;
+        let next = row.nextElementSibling ?? row.parentElement!.nextElementSibling?.querySelector('tr[data-window-key]');
+        while (next && !next.matches('tr[data-window-key]')) next = next.nextElementSibling;
+        // Where a row is in the table, whatever the panel and the page have scrolled.
+        const shift = panel.scrollTop + window.scrollY;
+        const at = (r: DOMRect) => ({ top: r.top + shift, bottom: r.bottom + shift });
+        const view = panel.clientHeight - panel.querySelector('thead')!.getBoundingClientRect().height;
+        return {
+          ...at(row.getBoundingClientRect()),
+          nextBottom: next ? at(next.getBoundingClientRect()).bottom : Infinity,
+          view,
+          cell: (document.activeElement as HTMLElement).dataset.cell,
+        };
+      });
+    await cellButton(page, 'Capability 0', q[0]!).focus();
+    const start = await focusedRow();
+    await page.keyboard.press('PageDown');
+    const paged = await focusedRow();
+    expect(paged.bottom - start.top).toBeLessThanOrEqual(start.view);
+    expect(paged.nextBottom - start.top).toBeGreaterThan(start.view);
+    await expect(page.locator(':focus')).toBeInViewport();
+    await page.keyboard.press('PageUp');
+    expect((await focusedRow()).cell).toBe(start.cell);
+
     // The whole roadmap pasted at once: 600 rows of 12 values.
     const tsv = Array.from({ length: 600 }, (_, r) => q.map((_, c) => `P${r}-${c}`).join('\t')).join('\r\n') + '\r\n';
     await page.evaluate((text) => navigator.clipboard.writeText(text), tsv);

@@ -5,8 +5,32 @@ import { FIRST_QUARTER_COL } from './gridStore';
 import type { GridWrites } from './gridWrites';
 import { GRID_MESSAGES as G } from './messages';
 
-/** How many rows PageUp and PageDown move. */
-const PAGE_ROWS = 10;
+/**
+ * The row PageDown (`step` 1) or PageUp (-1) moves to from `row`: the furthest aspect row that lies,
+ * whole, within one view of the table's panel (less its sticky heading) from the row's top, as the
+ * WAI-ARIA grid pattern has it: a screen at a time, whatever the rows' heights. At least the next
+ * aspect row; the rows of a screen are always in the page (the row window reaches further).
+ */
+function pageFrom(env: GridEnv, row: number, step: 1 | -1): number {
+  const { store, tableRef } = env;
+  const table = tableRef.current;
+  const first = store.rowFrom(row, step, true);
+  const element = (r: number) => {
+    const key = store.rows[r]?.key;
+    return key === undefined ? null : (table?.querySelector<HTMLElement>(`[data-cell^="${CSS.escape(key)}|"]`)?.closest('tr') ?? null);
+  };
+  const from = element(row)?.getBoundingClientRect();
+  const panel = table?.parentElement;
+  if (!table || !panel || !from) return first;
+  const view = panel.clientHeight - (table.tHead?.getBoundingClientRect().height ?? 0);
+  let to = first;
+  for (let r = first; ;) {
+    const next = store.rowFrom(r, step, true);
+    const box = next === r ? null : element(next)?.getBoundingClientRect();
+    if (!box || (step > 0 ? box.bottom - from.top : from.bottom - box.top) > view) return to;
+    to = r = next;
+  }
+}
 
 /** Opens the in-place editor on the active quarter with `initial` (what was typed), or its text; false where it cannot. */
 function startEditing(env: GridEnv, writes: GridWrites, initial: string | null): boolean {
@@ -63,10 +87,7 @@ function moveKey(env: GridEnv, e: KeyboardEvent<HTMLElement>, ctrl: boolean): bo
       return true;
     case 'PageDown':
     case 'PageUp': {
-      const step = e.key === 'PageDown' ? 1 : -1;
-      let r = row;
-      for (let i = 0; i < PAGE_ROWS; i++) r = store.rowFrom(r, step, true);
-      moveTo(env, { row: r, col }, e.shiftKey);
+      moveTo(env, { row: pageFrom(env, row, e.key === 'PageDown' ? 1 : -1), col }, e.shiftKey);
       return true;
     }
     default:
