@@ -255,10 +255,10 @@ function inTheWay(figures: GridFigure[]): string[] {
     "Keyboard moves: a move renders the rows it leaves and enters and nothing else. Each row reads its own slice of the grid's store " +
       '(the active cell, the selection, the editor, the save states); the table holds neither the active row nor the focused one as its state ' +
       '(each category pins its active row when that row is in a gap, and the row window pins the focused row only while it is outside the window), ' +
-      'so a move does not render the table and its layout effect does not measure every row. What is left in the longest frames is the row window ' +
-      'following the focus down, as when scrolling (decision 0108): every step of it renders the rows coming into the window and measures the rows ' +
-      "in full, and a PageDown can land in a gap, whose category then renders to pin the row. The machine's own frames (no move) are the floor: " +
-      'on a busy machine every frame is late.',
+      'so a move does not render the table and its layout effect does not measure every row. The row window following the focus down, as when ' +
+      "scrolling (decision 0108), grows two rows a frame beyond the rows in view, so no frame renders a large step of it; a category's drag items " +
+      'are all its aspects, so a step does not render its sortable rows again; and PageDown moves a screen (0126), onto a row already in the page. ' +
+      "The machine's own frames (no move) are the floor: on a busy machine every frame is late.",
     'Paste: the cells are written in one statement (their texts, history rows and the service version). Under EXPLAIN ANALYZE the change ' +
       `stream's statement triggers take ${statement('embedded database (PGlite, in memory)')} and ${statement('PostgreSQL')}. Since ` +
       'migration 0014 the tables of a roadmap (categories, aspects, availabilities) announce a statement from the distinct (tenant, service) ' +

@@ -19,7 +19,7 @@ const SLACK_PX = 1600;
  * a jump of the keyboard, the margin of a table just opened) is spread over the next frames, so no
  * frame renders dozens of rows at once. The rows in view are always rendered at once.
  */
-const GROW_ROWS = 6;
+const GROW_ROWS = 2;
 /** Rows rendered in full before the first measurement (the top of a freshly opened table). */
 const INITIAL_ROWS = 8;
 /** Height of a row never rendered in full, until rows have been measured. */
