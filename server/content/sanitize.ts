@@ -44,8 +44,7 @@ const TEXT = /^(?:[^&<>\x00-\x08\x0b-\x1f\x7f]|&(?:amp|lt|gt);)*$/;
  * mailto addresses (given their target and rel), every tag closed in order with none the parser
  * would close by itself, and text as above. Else null, and the sanitiser parses it. The
  * descriptions of a .catalog file or a roadmap are mostly plain rich text; working them out this
- * way is a hundred times cheaper than parsing (10,000 descriptions of an import took about a
- * second of the import thread's time). sanitize.test.ts checks the answers against the sanitiser
+ * way took 0.1 to 0.45 s for an import's 10,000 descriptions, against 1.6 to 2.0 s parsing them. sanitize.test.ts checks the answers against the sanitiser
  * itself, on generated and hostile values.
  */
 export function quickSanitise(html: string): string | null {
