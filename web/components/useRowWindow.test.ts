@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fittedRange, groupLayout, grownRange, nextRange, rowAt, settledRange, windowPieces } from './useRowWindow';
+import { fittedRange, grownRange, nextRange, rowAt, settledRange } from './rowRanges';
+import { groupLayout, windowPieces } from './useRowWindow';
 
 describe('windowPieces', () => {
   const heights = [10, 20, 30, 40, 50, 60];
