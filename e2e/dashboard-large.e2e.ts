@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
 import { SEARCH_DEBOUNCE_MS } from '../common/limits';
 import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, test } from './fixtures';
 
@@ -81,18 +81,24 @@ async function scrollUntil(page: Page, target: ReturnType<Page['getByRole']>) {
   await expect(target).toBeInViewport();
 }
 
+/** A new tenant named `name` and its admin (password 'secret-pass'), signed in through the API. */
+async function newTenant(request: APIRequestContext, name: string) {
+  const u = `${Date.now()}`;
+  const slug = `${name.toLowerCase().replace(/ /g, '-')}-${u}`;
+  const superAdmin = await apiAs(request, ADMIN.email, ADMIN.password);
+  const { tenant } = await superAdmin.send('POST', '/tenants', { name: `${name} ${u}`, slug });
+  const adminEmail = `${slug}-admin@example.com`;
+  await superAdmin.send('POST', '/admin/users', { email: adminEmail, name: `${name} Admin`, role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
+  return { admin: await apiAs(request, adminEmail, 'secret-pass', tenant.slug), adminEmail };
+}
+
 /** Where the first gap (cards not in the page) starts, from the top of the viewport; Infinity without one. */
 const firstGapTop = (page: Page) => page.evaluate(() => document.querySelector('.service-card-gap')?.getBoundingClientRect().top ?? Number.POSITIVE_INFINITY);
 
 test.describe('dashboard with hundreds of services', () => {
   test('the screen below the first is in the page before it is scrolled to, whatever the cards’ heights', async ({ page, request }) => {
     test.setTimeout(120_000);
-    const u = `${Date.now()}`;
-    const superAdmin = await apiAs(request, ADMIN.email, ADMIN.password);
-    const { tenant } = await superAdmin.send('POST', '/tenants', { name: `Tall Cards ${u}`, slug: `tall-cards-${u}` });
-    const adminEmail = `tall-cards-admin-${u}@example.com`;
-    await superAdmin.send('POST', '/admin/users', { email: adminEmail, name: 'Tall Admin', role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
-    const admin = await apiAs(request, adminEmail, 'secret-pass', tenant.slug);
+    const { admin, adminEmail } = await newTenant(request, 'Tall Cards');
     // Cards of three heights (no description, one line, three lines), so the measured rows differ
     // from the estimate the window starts from.
     const words = (i: number) => ['', '<p>One line of description</p>', `<p>${'A description that runs over three lines of the card. '.repeat(4)}</p>`][i % 3];
@@ -131,12 +137,7 @@ test.describe('dashboard with hundreds of services', () => {
     request,
   }) => {
     test.setTimeout(240_000);
-    const u = `${Date.now()}`;
-    const superAdmin = await apiAs(request, ADMIN.email, ADMIN.password);
-    const { tenant } = await superAdmin.send('POST', '/tenants', { name: `Many Services ${u}`, slug: `many-services-${u}` });
-    const adminEmail = `many-services-admin-${u}@example.com`;
-    await superAdmin.send('POST', '/admin/users', { email: adminEmail, name: 'Many Admin', role: 'admin', tenant_id: tenant.id, password: 'secret-pass' });
-    const admin = await apiAs(request, adminEmail, 'secret-pass', tenant.slug);
+    const { admin, adminEmail } = await newTenant(request, 'Many Services');
     for (let from = 0; from < COUNT; from += 10) {
       await Promise.all(
         Array.from({ length: Math.min(10, COUNT - from) }, (_, k) => from + k).map((i) =>
