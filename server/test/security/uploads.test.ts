@@ -483,5 +483,7 @@ describe('.catalog matrix: accepted files are imported whole', () => {
     expect((await call(t.app, 'GET', '/api/health')).statusCode).toBe(200);
     expect((await call(t.app, 'GET', '/api/services', admin())).statusCode).toBe(200);
     timings['health and service list after the import'] = Date.now() - afterwards;
-  }, 120_000);
+    // The import's own time is no part of what is checked: on a slower machine, with the suite's
+    // other files running beside it, 100,000 aspects took over two minutes.
+  }, 300_000);
 });
