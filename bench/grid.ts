@@ -11,7 +11,10 @@
  *   paste in one batch call against one cell's write, where the paste's write statement spends its
  *   time (EXPLAIN ANALYZE, rolled back), and other tenants' simple reads while the largest CSV
  *   apply the limits allow runs (1,000 aspects by 40 quarters: 40,000 cells) against the same
- *   reads alone.
+ *   reads alone;
+ * - the 10,000-aspect .catalog import in real server processes against the product at the commit
+ *   whose import the issue measured, in turns, on both databases (bench/importAgainst.ts; it uses
+ *   the third and fourth ports from BENCH_PORT).
  *
  *   npx tsx bench/grid.ts   (BENCH_RUNS, BENCH_PORT, BENCH_GRID_BEFORE, BENCH_CPU_PROFILE_DIR)
  */
@@ -26,6 +29,7 @@ import { multipartFile } from '../server/routes/servicePortability/multipart';
 import { buildTestApp, call, type TestApp } from '../server/test/app';
 import { createCategory, createService, createWorld } from '../server/test/factories';
 import { measureGridBrowser, PASTE_TARGET_MS } from './gridBrowser';
+import { ISSUE_IMPORT_COMMIT, measureImportAgainst } from './importAgainst';
 import { median, percentile } from './http';
 
 /** A figure of the grid: its value, the same measured in the same run to set it against, and the issue's bound (at most). */
@@ -36,6 +40,8 @@ export interface GridFigure {
   unit: string;
   baseline?: { value: number; what: string };
   target?: number;
+  /** The issue's bound as a share of the baseline (at most): the value over the baseline's. */
+  maxShare?: number;
 }
 
 export interface GridOptions {
@@ -242,6 +248,11 @@ export async function measureGrid(o: GridOptions): Promise<{ figures: GridFigure
       notes.push(`PostgreSQL at ${base.replace(/\/\/[^@]*@/, '//')} could not be used (${String(err).split('\n')[0]}): its server figures are not measured.`);
     }
   }
+  o.log(`grid: the 10,000-aspect import against ${ISSUE_IMPORT_COMMIT}`);
+  // The browser's servers take the first two ports.
+  const imports = await measureImportAgainst({ runs: o.runs, port: o.port + 2, databaseUrl: o.databaseUrl, log: o.log });
+  figures.push(...imports.figures);
+  notes.push(...imports.notes);
   return { figures, notes: [...notes, ...inTheWay(figures)] };
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { buildTenant, catalogFile, importCatalog, type BenchScale } from './data';
+import { ISSUE_IMPORT_COMMIT } from './importAgainst';
 import { Client, median, percentile, timedGet, wrk } from './http';
 import { ADMIN, rawGet, rssOf, startBaseline, startServer } from './server';
 
@@ -245,11 +246,14 @@ export async function measure(o: BenchOptions): Promise<{ figures: Figure[]; not
       await Promise.all([probe, health]);
     }
     figures.push({
-      name: `Import of the ${o.scale.importAspects}-aspect .catalog (ms)`,
+      name: `Import of the ${o.scale.importAspects}-aspect .catalog, with the two requests below sent all through it (ms)`,
       value: median(imports),
       unit: 'ms',
-      target: { value: o.databaseUrl ? 2000 : 3000, atMost: true },
     });
+    // The issue's bound is a share of the import it measured, checked in the same run (bench/importAgainst.ts).
+    notes.push(
+      `The import's bound (issue 28: ${o.databaseUrl ? '2 s on PostgreSQL' : '3 s embedded'}, against ${o.databaseUrl ? '3.4' : '5.4'} s then) is checked against the product at ${ISSUE_IMPORT_COMMIT} in the same run: "The roadmap grid" below.`,
+    );
     const documentMb = gunzipSync(file).length / MB;
     figures.push({
       name: `Server RSS growth during the import (MB; the file is ${documentMb.toFixed(1)} MB of JSON)`,

@@ -297,7 +297,12 @@ function gridRow(f: GridFigure): string {
   const against = f.baseline
     ? `${num(f.baseline.value)} (${f.baseline.what}): ${(f.value / f.baseline.value).toFixed(f.value / f.baseline.value < 10 ? 2 : 0)}×`
     : '';
-  const verdict = f.target === undefined ? '' : `${f.value <= f.target ? 'met' : 'not met'} (target ≤ ${f.target} ${f.unit})`;
+  const verdict =
+    f.maxShare !== undefined && f.baseline
+      ? `${f.value / f.baseline.value <= f.maxShare ? 'met' : 'not met'} (target ≤ ${f.maxShare.toFixed(2)}×)`
+      : f.target === undefined
+        ? ''
+        : `${f.value <= f.target ? 'met' : 'not met'} (target ≤ ${f.target} ${f.unit})`;
   return `| ${f.name} | ${num(f.value)} | ${against} | ${verdict} |`;
 }
 
@@ -313,7 +318,10 @@ function gridSection(g: NonNullable<BenchResults['grid']>): string[] {
     'following the focus) shows. The paste is a real Ctrl+V of the whole roadmap (7,200 cells), timed to the',
     "grid's own status saying it is stored. On the server: the same paste through `app.inject` in the bench's",
     'process, as the API tests call it, on the embedded database (in memory) and on PostgreSQL, against one',
-    "cell's write measured in the same run, and other tenants' reads while the largest CSV apply runs.",
+    "cell's write measured in the same run, and other tenants' reads while the largest CSV apply runs. The",
+    '10,000-aspect .catalog import is measured in real server processes against the product at the commit whose',
+    "import the issue measured, in turns on the same machine: the issue's bounds, 2 s on PostgreSQL and 3 s embedded",
+    'against 3.4 s and 5.4 s there, are shares of that import (decision 0140).',
     '',
     measured(g.machine, `; medians of ${g.machine.runs} runs`),
     '',

@@ -24,7 +24,8 @@
  *   600-aspect roadmap in Chromium (BENCH_GRID_BEFORE=<commit>: that commit measured next to this
  *   one), the batch write and other tenants' reads during the largest CSV apply on the embedded
  *   database and on PostgreSQL (BENCH_GRID_DATABASE_URL, else DATABASE_URL, else
- *   postgres://postgres@127.0.0.1:5432; it uses BENCH_PORT and the next port).
+ *   postgres://postgres@127.0.0.1:5432), and the 10,000-aspect import against the commit whose
+ *   import the issue measured (bench/importAgainst.ts); it uses BENCH_PORT and the next three ports.
  *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
