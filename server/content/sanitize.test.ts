@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RICH_TEXT_TAGS } from '../../common/richText';
 import { XSS_CORPUS } from '../test/security/xssCorpus';
+import { generator } from '../test/generator';
 import { parseAndSanitise, quickSanitise, sanitizeRichText } from './sanitize';
-
-/** A small seeded generator, so a failure names a value that can be found again. */
-function generator(seed: number) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
-    s = Math.imul(s ^ (s >>> 13), 3266489909) >>> 0;
-    return (s ^ (s >>> 16)) >>> 0;
-  };
-  return <T>(xs: readonly T[]): T => xs[next() % xs.length]!;
-}
 
 /** Every allowed tag but the empty ones and the link, and a few the allow-list leaves out. */
 const TAGS = [...RICH_TEXT_TAGS.filter((t) => t !== 'a' && t !== 'br' && t !== 'hr'), 'div', 'script', 'P', 'table', 'td'];
