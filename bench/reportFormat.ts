@@ -56,7 +56,7 @@ export function perDatabase(results: DatabaseFigures[]): string[] {
   return results.flatMap((d) => [`### ${d.database}`, '', ...table(d.figures), ...d.notes.map((n) => `- ${n}`), '']);
 }
 
-function row(f: Figure): string {
+export function row(f: Figure): string {
   let ratio = '';
   let verdict = '';
   if (f.baseline !== undefined) {
@@ -75,8 +75,11 @@ function row(f: Figure): string {
   return `| ${f.name} | ${num(f.value)} | ${ratio} | ${verdict} |`;
 }
 
+/** The header rows of a table of figures (`row`). */
+export const FIGURE_HEADER = ['| figure | value | ratio | target |', '|---|---:|---|---|'];
+
 export function table(figures: Figure[]): string[] {
-  return ['| figure | value | ratio | target |', '|---|---:|---|---|', ...figures.map(row), ''];
+  return [...FIGURE_HEADER, ...figures.map(row), ''];
 }
 
 export function measured(m: Machine, extra = ''): string {

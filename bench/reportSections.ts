@@ -4,7 +4,18 @@
  */
 import type { GridFigure } from './grid';
 import type { ListFigure } from './lists';
-import { measured, num, table, type BenchResults } from './reportFormat';
+import { FIGURE_HEADER, measured, num, row, type BenchResults } from './reportFormat';
+
+/** One table per section of `figures`, in the order the sections first appear: its heading, header rows and rows. */
+function bySection<F extends { section: string }>(figures: F[], header: string[], row: (f: F) => string): string[] {
+  return [...new Set(figures.map((f) => f.section))].flatMap((section) => [
+    `### ${section}`,
+    '',
+    ...header,
+    ...figures.filter((f) => f.section === section).map(row),
+    '',
+  ]);
+}
 
 /** A grid figure's row: its value, the same measured in the same run to set it against, and the issue's bound. */
 function gridRow(f: GridFigure): string {
@@ -40,16 +51,7 @@ export function gridSection(g: NonNullable<BenchResults['grid']>): string[] {
     measured(g.machine, `; medians of ${g.machine.runs} runs`),
     '',
   ];
-  for (const section of [...new Set(g.figures.map((f) => f.section))]) {
-    out.push(
-      `### ${section}`,
-      '',
-      '| figure | value | against | target |',
-      '|---|---:|---|---|',
-      ...g.figures.filter((f) => f.section === section).map(gridRow),
-      '',
-    );
-  }
+  out.push(...bySection(g.figures, ['| figure | value | against | target |', '|---|---:|---|---|'], gridRow));
   out.push(...g.notes.map((n) => `- ${n}`), '');
   return out;
 }
@@ -91,9 +93,7 @@ export function streamSection(s: NonNullable<BenchResults['stream']>): string[] 
     ),
     '',
   ];
-  for (const section of [...new Set(s.figures.map((f) => f.section))]) {
-    out.push(`### ${section}`, '', ...table(s.figures.filter((f) => f.section === section)));
-  }
+  out.push(...bySection(s.figures, FIGURE_HEADER, row));
   out.push(...s.notes.map((n) => `- ${n}`), '');
   return out;
 }
@@ -116,16 +116,7 @@ export function listsSection(l: NonNullable<BenchResults['lists']>): string[] {
     ),
     '',
   ];
-  for (const section of [...new Set(l.figures.map((f) => f.section))]) {
-    out.push(
-      `### ${section}`,
-      '',
-      '| figure | value | 20 items | ratio | target |',
-      '|---|---:|---:|---:|---|',
-      ...l.figures.filter((f) => f.section === section).map(listRow),
-      '',
-    );
-  }
+  out.push(...bySection(l.figures, ['| figure | value | 20 items | ratio | target |', '|---|---:|---:|---:|---|'], listRow));
   const met = l.figures.filter((f) => !f.skipped && f.value !== null && f.baseline !== null && (f.maxRatio !== undefined || f.maxValue !== undefined));
   const failing = met.filter((f) => listRow(f).includes('| not met'));
   const skipped = l.figures.filter((f) => f.skipped || f.value === null || f.baseline === null).length;
