@@ -52,6 +52,8 @@ export const M = {
   allTenantsArchived: 'Your organisation is archived. Please contact your administrator.',
   notFound: 'Not found',
   serviceNotFound: 'Service not found',
+  // A request that got no answer at all (the network, the server down)
+  serverUnreachable: 'The server could not be reached. Check your connection and try again.',
   // Fallbacks (spec section 8)
   requestFailed: 'Request failed',
   loginFailed: 'Login failed',

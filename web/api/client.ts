@@ -57,8 +57,14 @@ export async function request<T = unknown>(path: string, options: RequestOptions
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  // Errors without a response (network failures) pass through unchanged.
-  const res = await fetch(`/api${path}`, { method: options.method ?? 'GET', headers, body, signal: options.signal });
+  let res: Response;
+  try {
+    res = await fetch(`/api${path}`, { method: options.method ?? 'GET', headers, body, signal: options.signal });
+  } catch (err) {
+    // A request cancelled by its caller stays what it is; one that got no answer says so in words.
+    if (options.signal?.aborted) throw err;
+    throw new Error(M.serverUnreachable, { cause: err });
+  }
   if (res.status === 401) onUnauthorized();
   if (!res.ok) {
     const data = await res.json().catch(() => null);
