@@ -255,7 +255,7 @@ test.describe('Catalog', () => {
     await expect(page.getByRole('button', { name: `Reports, ${quarter}: Mine` })).toBeVisible();
   });
 
-  test('an archived service shows the banner and no edit controls', async ({ page, request }) => {
+  test('an archived service shows the banner, no edit controls and a read-only grid', async ({ page, request }) => {
     const api = await adminApi(request);
     const { serviceId } = await seedService(api, `Archived ${unique()}`, [{ title: 'Legacy export' }]);
     await api.send('PATCH', `/services/${serviceId}/archive`);
@@ -267,6 +267,17 @@ test.describe('Catalog', () => {
     await expect(page.getByRole('button', { name: 'Legacy export' })).toHaveCount(0);
     await expect(page.getByRole('button', { name: /^Reorder/ })).toHaveCount(0);
     await expect(row(page, 'Legacy export').getByRole('button')).toHaveCount(0);
+    // The same grid as a reader's: the keyboard moves in it, and typing changes nothing.
+    const table = page.getByTestId('roadmap-table');
+    await expect(table).toHaveAttribute('aria-readonly', 'true');
+    await page.getByRole('region', { name: 'Roadmap', exact: true }).focus();
+    await page.keyboard.press('Tab');
+    await expect(table.locator(':focus')).toHaveAttribute('data-cell', /\|2$/);
+    await page.keyboard.press('ArrowRight');
+    await expect(table.locator(':focus')).toHaveAttribute('data-cell', /\|3$/);
+    await page.keyboard.type('x');
+    await expect(table.getByRole('textbox')).toHaveCount(0);
+    await expect(page.getByTestId('grid-status')).toHaveText('This roadmap is read-only here: you can move around and copy, not change it.');
     await expectAccessible(page, 'archived catalog');
   });
 
