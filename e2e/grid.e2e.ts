@@ -132,6 +132,28 @@ test.describe('The roadmap grid', () => {
     await page.keyboard.press('Escape');
     await expect(history).toBeHidden();
 
+    // The history opens from the in-place editor too: Alt+H in it, or its History button.
+    await page.keyboard.press('Enter');
+    await expect(editor(page, 'Alpha', q[0]!)).toHaveValue('Pilot');
+    await page.keyboard.press('Alt+h');
+    await expect(history.getByTestId('cell-history')).toContainText('- → Pilot');
+    await page.keyboard.press('Escape');
+    await expect(history).toBeHidden();
+    await cellButton(page, 'Alpha', q[0]!, 'Pilot').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.roadmap-cell-editor').getByRole('button', { name: 'History' }).click();
+    await expect(history.getByTestId('cell-history')).toContainText('admin@example.com');
+    await page.keyboard.press('Escape');
+    await expect(history).toBeHidden();
+
+    // Alt+Enter makes a new line too.
+    await cellButton(page, 'Charlie', q[1]!).focus();
+    await page.keyboard.type('First');
+    await page.keyboard.press('Alt+Enter');
+    await page.keyboard.type('Second');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await texts(api, serviceId)).get('Charlie')?.[q[1]!]).toBe('First\nSecond');
+
     // A click with the mouse still opens Edit Availability.
     await cellButton(page, 'Charlie', q[2]!).click();
     await expect(dialog).toBeVisible();
@@ -199,6 +221,21 @@ test.describe('The roadmap grid', () => {
     await page.keyboard.press('Delete');
     await expect(page.getByTestId('grid-status')).toHaveText('Cleared 4 cells.');
     await expect.poll(async () => (await texts(api, serviceId)).get(titles[1])![q[1]!]).toBeUndefined();
+
+    // Dragging with the mouse selects a block; Backspace clears it.
+    const from = await cellButton(page, titles[8]!, q[0]!, 'R8C0').boundingBox();
+    const to = await cellButton(page, titles[9]!, q[2]!, 'R9C2').boundingBox();
+    await page.mouse.move(from!.x + 5, from!.y + 5);
+    await page.mouse.down();
+    await page.mouse.move(to!.x + 5, to!.y + 5, { steps: 5 });
+    await page.mouse.up();
+    await expect(page.locator('td.roadmap-selected')).toHaveCount(6);
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await page.keyboard.press('Backspace');
+    await expect(page.getByTestId('grid-status')).toHaveText('Cleared 6 cells.');
+    await expect.poll(async () => (await texts(api, serviceId)).get(titles[9])![q[2]!]).toBeUndefined();
+    expect((await texts(api, serviceId)).get(titles[8])![q[0]!]).toBeUndefined();
+    expect((await texts(api, serviceId)).get(titles[9])![q[3]!]).toBe('R9C3');
 
     // A paste past the last quarter and the last aspect says what was left out.
     await page.evaluate(() => navigator.clipboard.writeText('a\tb\tc\r\nd\te\tf\r\ng\th\ti\r\n'));
