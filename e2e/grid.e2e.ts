@@ -246,7 +246,10 @@ test.describe('The roadmap grid', () => {
     );
   });
 
-  test('a cell the server never answers for keeps the typed text, says so, and is saved on retry, by pointer or keyboard', async ({ page, request }) => {
+  test('a cell says it is saving while the keyboard moves on; one the server never answers for keeps its text and is saved on retry', async ({
+    page,
+    request,
+  }) => {
     const api = await adminApi(request);
     const id = unique();
     const { serviceId } = await seedService(api, `Offline ${id}`, [{ title: 'Delta' }, { title: 'Echo' }]);
@@ -293,6 +296,27 @@ test.describe('The roadmap grid', () => {
     await page.keyboard.press('Enter');
     await expect(echo.getByRole('alert')).toHaveCount(0);
     await expect.poll(async () => (await texts(api, serviceId)).get('Echo')![q[1]!]).toBe('Beta');
+
+    // A write the server is slow to answer: the cell says it is saving, and the keyboard moves on meanwhile.
+    let release: () => void = () => {};
+    await page.route('**/api/availabilities', async (route) => {
+      if (route.request().method() === 'POST') await new Promise<void>((resolve) => (release = resolve));
+      await route.continue();
+    });
+    await cellButton(page, 'Delta', q[2]!).focus();
+    await page.keyboard.type('Slow');
+    await page.keyboard.press('Enter');
+    const slow = page.getByRole('row').filter({ has: cellButton(page, 'Delta', q[2]!, 'Slow') });
+    await expect(slow.locator('.roadmap-cell-saving')).toHaveText('Saving');
+    await expectFocus(page, cellButton(page, 'Echo', q[2]!));
+    await page.keyboard.press('ArrowRight');
+    await expectFocus(page, cellButton(page, 'Echo', q[3]!));
+    await page.keyboard.press('ArrowUp');
+    await expectFocus(page, cellButton(page, 'Delta', q[3]!));
+    release();
+    await expect(slow.locator('.roadmap-cell-saving')).toHaveCount(0);
+    await expect.poll(async () => (await texts(api, serviceId)).get('Delta')![q[2]!]).toBe('Slow');
+    await page.unroute('**/api/availabilities');
   });
 
   test('a reader gets the same grid, read-only: moves and copies, never edits', async ({ page, request, context }) => {
