@@ -1,31 +1,13 @@
-import type { Locator, Page } from '@playwright/test';
 import { test, expect, expectAccessible, loginThroughPage } from './fixtures';
 import { adminApi, openCatalog, seedService, unique, type Api } from './catalogHelpers';
+import { cellButton, editor, expectFocus, focusedCell, texts, timelineOf } from './gridHelpers';
 
 /** The roadmap as a spreadsheet grid: keyboard, in-place editing, paste, undo, history, read-only. */
-
-const cellButton = (page: Page, title: string, quarter: string, value = '-') =>
-  page.getByRole('button', { name: `${title}, ${quarter}: ${value}`, exact: true });
-const focusedCell = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.cell ?? null);
-const editor = (page: Page, title: string, quarter: string) => page.getByRole('textbox', { name: `${title}, ${quarter}` });
-
-async function texts(api: Api, serviceId: string): Promise<Map<string, Record<string, string>>> {
-  const full = await api.send('GET', `/services/${serviceId}/full`);
-  return new Map(full.resolved_data.aspects.map((a: { title: string; availabilities: Record<string, string> }) => [a.title, a.availabilities]));
-}
-
-async function timelineOf(api: Api, serviceId: string): Promise<string[]> {
-  return (await api.send('GET', `/services/${serviceId}`)).service.timeline;
-}
 
 async function newReader(api: Api, id: string) {
   const email = `grid-reader-${id}@example.com`;
   await api.send('POST', '/users', { email, name: `Grid Reader ${id}`, role: 'reader', password: 'reader-password' });
   return { email, password: 'reader-password' };
-}
-
-async function expectFocus(page: Page, locator: Locator) {
-  await expect(locator).toBeFocused();
 }
 
 test.describe('The roadmap grid', () => {
@@ -244,79 +226,6 @@ test.describe('The roadmap grid', () => {
     await expect(page.getByTestId('grid-status')).toHaveText(
       `Pasted 2 cells. Left out: 2 rows past the last aspect and 1 column past the last quarter (${q[7]}).`,
     );
-  });
-
-  test('a cell says it is saving while the keyboard moves on; one the server never answers for keeps its text and is saved on retry', async ({
-    page,
-    request,
-  }) => {
-    const api = await adminApi(request);
-    const id = unique();
-    const { serviceId } = await seedService(api, `Offline ${id}`, [{ title: 'Delta' }, { title: 'Echo' }]);
-    const q = await timelineOf(api, serviceId);
-    await openCatalog(page, serviceId);
-    // The single-cell write gets no answer at all: the connection drops.
-    const offline = (glob: string) =>
-      page.route(glob, (route) => (route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.continue()));
-    await offline('**/api/availabilities');
-    await cellButton(page, 'Delta', q[0]!).focus();
-    await page.keyboard.type('Planned for spring');
-    await page.keyboard.press('Enter');
-    const unreachable = 'The server could not be reached. Check your connection and try again.';
-    const delta = page.getByRole('row').filter({ has: cellButton(page, 'Delta', q[0]!, 'Planned for spring') });
-    await expect(delta.getByRole('alert')).toHaveText(`${unreachable} Retry`);
-    expect((await texts(api, serviceId)).get('Delta')![q[0]!] ?? '').toBe('');
-    await expectAccessible(page, 'a cell not saved');
-
-    // The keyboard: back on the cell, Enter opens the editor on the text that was not saved.
-    await page.keyboard.press('ArrowUp');
-    await page.keyboard.press('Enter');
-    await expect(editor(page, 'Delta', q[0]!)).toHaveValue('Planned for spring');
-    await page.keyboard.press('Escape');
-    await expect(delta.getByRole('alert')).toContainText(unreachable);
-
-    // The connection is back: Retry writes what was typed.
-    await page.unroute('**/api/availabilities');
-    await delta.getByRole('button', { name: 'Retry' }).click();
-    await expect(cellButton(page, 'Delta', q[0]!, 'Planned for spring')).toBeVisible();
-    await expect(delta.getByRole('alert')).toHaveCount(0);
-    await expect.poll(async () => (await texts(api, serviceId)).get('Delta')![q[0]!]).toBe('Planned for spring');
-
-    // Offline again on another cell; back online, Enter and Enter again save it from the keyboard.
-    await offline('**/api/availabilities');
-    await cellButton(page, 'Echo', q[1]!).focus();
-    await page.keyboard.type('Beta');
-    await page.keyboard.press('Enter');
-    const echo = page.getByRole('row').filter({ has: cellButton(page, 'Echo', q[1]!, 'Beta') });
-    await expect(echo.getByRole('alert')).toContainText(unreachable);
-    await page.unroute('**/api/availabilities');
-    await cellButton(page, 'Echo', q[1]!, 'Beta').focus();
-    await page.keyboard.press('Enter');
-    await expect(editor(page, 'Echo', q[1]!)).toHaveValue('Beta');
-    await page.keyboard.press('Enter');
-    await expect(echo.getByRole('alert')).toHaveCount(0);
-    await expect.poll(async () => (await texts(api, serviceId)).get('Echo')![q[1]!]).toBe('Beta');
-
-    // A write the server is slow to answer: the cell says it is saving, and the keyboard moves on meanwhile.
-    let release: () => void = () => {};
-    await page.route('**/api/availabilities', async (route) => {
-      if (route.request().method() === 'POST') await new Promise<void>((resolve) => (release = resolve));
-      await route.continue();
-    });
-    await cellButton(page, 'Delta', q[2]!).focus();
-    await page.keyboard.type('Slow');
-    await page.keyboard.press('Enter');
-    const slow = page.getByRole('row').filter({ has: cellButton(page, 'Delta', q[2]!, 'Slow') });
-    await expect(slow.locator('.roadmap-cell-saving')).toHaveText('Saving');
-    await expectFocus(page, cellButton(page, 'Echo', q[2]!));
-    await page.keyboard.press('ArrowRight');
-    await expectFocus(page, cellButton(page, 'Echo', q[3]!));
-    await page.keyboard.press('ArrowUp');
-    await expectFocus(page, cellButton(page, 'Delta', q[3]!));
-    release();
-    await expect(slow.locator('.roadmap-cell-saving')).toHaveCount(0);
-    await expect.poll(async () => (await texts(api, serviceId)).get('Delta')![q[2]!]).toBe('Slow');
-    await page.unroute('**/api/availabilities');
   });
 
   test('a reader gets the same grid, read-only: moves and copies, never edits', async ({ page, request, context }) => {
