@@ -45,6 +45,15 @@ export interface CsvApplyWork {
   plan: CsvPlan;
 }
 
+/**
+ * Whether a file of `rows` rows and `quarters` quarter columns can be more than one step's worth:
+ * each row adds or changes at most one aspect and `quarters` cells. A file that cannot is applied in
+ * one transaction without planning it first.
+ */
+export function mayNeedSteps(rows: number, quarters: number, o: CsvApplySteps): boolean {
+  return o.stepCells > 0 && (rows * quarters > o.stepCells || rows > STEP_ASPECTS);
+}
+
 /** Whether `work` is more than one step's worth. */
 export function needsSteps(work: CsvApplyWork, o: CsvApplySteps): boolean {
   return o.stepCells > 0 && (work.cells.length > o.stepCells || work.aspects.length + work.updates.length > STEP_ASPECTS);

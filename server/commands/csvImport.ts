@@ -12,7 +12,7 @@ import { sanitizeRichText } from '../content/sanitize';
 import type { Actor } from '../plugins/context';
 import { writeServiceCells } from './availabilityWrites';
 import { writeAudit } from './audit';
-import { applyInSteps, CSV_APPLY_BUSY, csvApplyUnderWay, needsSteps, type CsvApplySteps, type CsvApplyWork } from './csvApplySteps';
+import { applyInSteps, CSV_APPLY_BUSY, csvApplyUnderWay, mayNeedSteps, needsSteps, type CsvApplySteps, type CsvApplyWork } from './csvApplySteps';
 
 /**
  * A CSV in the shape the CSV export writes (Category, Aspect, Description, Public, one column per
@@ -186,9 +186,8 @@ interface Planned {
   categoryIds: Map<string, string>;
 }
 
-/** What the file would change in the service, read now. */
-async function planImport(db: Executor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<Planned> {
-  const { quarters, rows, errors } = readRoadmapCsv(file, maxAspects);
+/** What the file (read by readRoadmapCsv) would change in the service, read now. */
+async function planImport(db: Executor, service: ServiceRow, { quarters, rows, errors }: ReturnType<typeof readRoadmapCsv>): Promise<Planned> {
   const timeline = new Set(service.timeline);
   const inTimeline = quarters.filter((q) => timeline.has(q));
   // One after the other: in the apply, `db` is a transaction, whose one connection runs one query at a time.
@@ -276,7 +275,7 @@ function workOf(planned: Planned): CsvApplyWork {
 
 /** The preview: what the file would change; nothing is written. */
 export async function previewCsvImport(db: Executor, service: ServiceRow, file: Buffer, maxAspects?: number): Promise<CsvPlan> {
-  return (await planImport(db, service, file, maxAspects)).plan;
+  return (await planImport(db, service, readRoadmapCsv(file, maxAspects))).plan;
 }
 
 /**
@@ -293,9 +292,10 @@ export async function applyCsvImport(
   maxAspects?: number,
   steps?: CsvApplySteps,
 ): Promise<CsvPlan> {
-  if (steps?.stepCells) {
+  const read = readRoadmapCsv(file, maxAspects);
+  if (steps && mayNeedSteps(read.rows.length, read.quarters.length, steps)) {
     // Planned outside a transaction: each cell is written only if it still holds what was read here.
-    const planned = await planImport(db, service, file, maxAspects);
+    const planned = await planImport(db, service, read);
     if (planned.plan.rows_in_error.length) throw invalid(CM.hasErrors, 'file');
     const work = workOf(planned);
     if (needsSteps(work, steps)) return applyInSteps(db, actor, service.tenantId, service.id, work, steps);
@@ -305,7 +305,7 @@ export async function applyCsvImport(
     if (!locked) throw invalid(M.serviceNotFound);
     if (locked.archived) throw conflict(M.serviceArchivedConflict);
     if (await csvApplyUnderWay(tx, locked.tenantId, locked.id)) throw conflict(CSV_APPLY_BUSY);
-    const planned = await planImport(tx, locked, file, maxAspects);
+    const planned = await planImport(tx, locked, read);
     if (planned.plan.rows_in_error.length) throw invalid(CM.hasErrors, 'file');
     const tenantId = locked.tenantId;
     const categories = await listCategories(tx, tenantId, locked.id);

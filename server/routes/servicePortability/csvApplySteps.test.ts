@@ -70,12 +70,27 @@ const audits = (serviceId: string) =>
     .from(auditLog)
     .where(and(eq(auditLog.targetId, serviceId), eq(auditLog.action, 'availability.csv_import')));
 
-async function applyInSteps(serviceId: string, file: Buffer, afterStep?: (step: number) => Promise<void> | void) {
+async function applyInSteps(serviceId: string, file: Buffer, afterStep?: (step: number) => Promise<void> | void, stepCells = 2) {
   const service = (await inTenant(() => findService(t.db, w.tenant.id, serviceId)))!;
-  return inTenant(() => applyCsvImport(t.db, actor(), service, file, undefined, { stepCells: 2, afterStep }));
+  return inTenant(() => applyCsvImport(t.db, actor(), service, file, undefined, { stepCells, afterStep }));
 }
 
 describe('a CSV apply in steps', () => {
+  it('is one transaction when the file cannot hold more than a step (rows by quarters), and steps from one cell more', async () => {
+    // The file: 3 rows by 3 quarters, so at most 9 cells and 3 aspects.
+    const outcomes = [];
+    for (const stepCells of [9, 8]) {
+      const { service, file } = await serviceAndFile();
+      const steps: number[] = [];
+      await applyInSteps(service.id, file, (step) => void steps.push(step), stepCells);
+      outcomes.push({ steps: steps.length, state: await stateOf(service.id) });
+    }
+    expect(outcomes[0]!.steps).toBe(0);
+    expect(outcomes[1]!.steps).toBeGreaterThan(1);
+    expect(outcomes[0]!.state).toEqual(outcomes[1]!.state);
+    expect(outcomes[0]!.state.texts['Gamma 2026-Q2']).toBe('Gamma 2026-Q2');
+  });
+
   it('fails with 409 when someone edits a cell it has not written yet, keeps their edit and undoes the rest', async () => {
     const { service, file } = await serviceAndFile();
     const before = await stateOf(service.id);
