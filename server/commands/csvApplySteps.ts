@@ -51,13 +51,16 @@ export interface CsvApplyWork {
  * one transaction without planning it first.
  */
 export function mayNeedSteps(rows: number, quarters: number, o: CsvApplySteps): boolean {
-  return o.stepCells > 0 && (rows * quarters > o.stepCells || rows > STEP_ASPECTS);
+  return overOneStep(rows * quarters, rows, o);
 }
 
 /** Whether `work` is more than one step's worth. */
 export function needsSteps(work: CsvApplyWork, o: CsvApplySteps): boolean {
-  return o.stepCells > 0 && (work.cells.length > o.stepCells || work.aspects.length + work.updates.length > STEP_ASPECTS);
+  return overOneStep(work.cells.length, work.aspects.length + work.updates.length, o);
 }
+
+/** Whether so many cells and aspects (created or changed) are more than one step writes. */
+const overOneStep = (cells: number, aspects: number, o: CsvApplySteps) => o.stepCells > 0 && (cells > o.stepCells || aspects > STEP_ASPECTS);
 
 /** [aspect id, quarter, text]: a cell of a new aspect (undone with its aspect, so not in the journal). */
 type NewCell = [string, string, string];
