@@ -29,50 +29,42 @@
  *
  *   node --import tsx bench/lists.ts   (BENCH_SCALE, BENCH_RUNS, BENCH_PORT as npm run bench;
  *   BENCH_LISTS_DATABASE_URL or DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres)
+ *
+ * The data is written by bench/listsData.ts, the figures taken by bench/listsMeasure.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gunzipSync } from 'node:zlib';
-import pg from 'pg';
-import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
 import { SEARCH_DEBOUNCE_MS } from '../common/limits';
-import { addQuarters, quarterOf } from '../common/quarters';
 import { Client, median } from './http';
 import { benchDatabase } from './memory';
-import { ADMIN, rawGet, startServer, type RunningServer } from './server';
-import { listInstrument, type KeyTimes, type ListPageConfig } from './listsPage';
+import { ADMIN, startServer } from './server';
 import { buildWebApp, chromiumPath } from './browser';
+import { LIST_SIZES, TENANT, TENANT_ADMIN, buildLarge, buildSmall, counts, type Side } from './listsData';
+import {
+  KEYS,
+  QUIET_MS,
+  VIEWPORT,
+  apiFigure,
+  apiFigureEach,
+  firstOf,
+  keyStats,
+  measurePanel,
+  pageRuns,
+  panelCall,
+  panelTenantsCall,
+  signedIn,
+  type ApiFigure,
+  type Side3,
+} from './listsMeasure';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const VIEWPORT = { width: 1280, height: 860 };
-const KB = 1024;
-/** Quiet time after which a list counts as settled. */
-const QUIET_MS = 200;
-/** The keys typed into each search box, each timed. */
-const KEYS = ['1', '2', '3', 'Backspace', 'Backspace', 'Backspace'];
-const BASE_ITEMS = 20;
 /** Targets of issue 25. */
 const MAX_RATIO = 2;
 const MAX_KEYSTROKE_MS = 50;
 const MAX_ANSWER_KB = 1024;
-
-export interface ListSizes {
-  services: number;
-  tenants: number;
-  users: number;
-  tenantUsers: number;
-  /** Of the large tenant's users, those who are members from another tenant (the rest are its own). */
-  tenantMembers: number;
-  history: number;
-  snapshots: number;
-}
-
-export const LIST_SIZES: Record<'small' | 'full', ListSizes> = {
-  full: { services: 10_000, tenants: 10_000, users: 100_000, tenantUsers: 10_000, tenantMembers: 2_000, history: 100_000, snapshots: 1_000 },
-  small: { services: 500, tenants: 500, users: 5_000, tenantUsers: 500, tenantMembers: 100, history: 5_000, snapshots: 50 },
-};
 
 /** One figure of the large list and the same of the 20-item one; null values: not measured (see skipped). */
 export interface ListFigure {
@@ -100,384 +92,6 @@ export interface ListsOptions {
   databaseUrl: string;
   log: (line: string) => void;
 }
-
-type Side = 'large' | 'base';
-const TENANT = { large: { name: 'Lists Large', slug: 'lists-large' }, base: { name: 'Lists Baseline', slug: 'lists-base' } } as const;
-const TENANT_ADMIN = { large: 'admin-large@bench.test', base: 'admin-base@bench.test' } as const;
-
-// ---------------------------------------------------------------------------------------------
-// The data, in SQL
-
-async function withClient<T>(url: string, run: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await run(c);
-  } finally {
-    await c.end();
-  }
-}
-
-const one = async <T = any>(c: pg.Client, text: string, values: unknown[] = []): Promise<T> => (await c.query(text, values)).rows[0] as T;
-
-function timeline(): string[] {
-  const first = quarterOf(new Date());
-  return Array.from({ length: 12 }, (_, i) => addQuarters(first, i));
-}
-
-/** Adds filler tenants ('Tenant 00001', ...) until the installation has `total` tenants. */
-async function tenantsUpTo(c: pg.Client, total: number): Promise<void> {
-  const { count, fillers } = await one(c, `select count(*)::int as count, count(*) filter (where slug like 'tenant-%')::int as fillers from tenants`);
-  const add = total - count;
-  if (add <= 0) return;
-  await c.query(
-    `insert into tenants (name, slug) select 'Tenant ' || lpad(g::text, 5, '0'), 'tenant-' || lpad(g::text, 5, '0') from generate_series($1::int, $2::int) g`,
-    [fillers + 1, fillers + add],
-  );
-}
-
-/** Adds a tenant's own users, `Prefix 00001`..., emails prefix-00001@bench.test. */
-async function ownUsers(c: pg.Client, tenantId: string, name: string, email: string, count: number): Promise<void> {
-  if (count <= 0) return;
-  await c.query(
-    `insert into users (email, name, role, tenant_id)
-     select $3 || '-' || lpad(g::text, 5, '0') || '@bench.test', $2 || ' ' || lpad(g::text, 5, '0'), (array['reader', 'editor', 'reader', 'reader'])[1 + g % 4], $1
-     from generate_series(1, $4::int) g`,
-    [tenantId, name, email, count],
-  );
-}
-
-/** Adds users spread over the filler tenants ('Person 000001', ...) until the installation has `total` users. */
-async function peopleUpTo(c: pg.Client, total: number): Promise<void> {
-  const { count, people } = await one(c, `select count(*)::int as count, count(*) filter (where email like 'p-%')::int as people from users`);
-  const add = total - count;
-  if (add <= 0) return;
-  await c.query(
-    `with t as (select id, (row_number() over (order by slug) - 1)::int as i, (count(*) over ())::int as n from tenants where slug like 'tenant-%')
-     insert into users (email, name, role, tenant_id)
-     select 'p-' || lpad(g::text, 6, '0') || '@bench.test', 'Person ' || lpad(g::text, 6, '0'), 'reader', t.id
-     from generate_series($1::int, $2::int) g join t on t.i = g % t.n`,
-    [people + 1, people + add],
-  );
-}
-
-/** Makes `count` of the filler tenants' users, from the `offset`th, members of a tenant. */
-async function members(c: pg.Client, tenantId: string, offset: number, count: number): Promise<void> {
-  await c.query(
-    `insert into tenant_memberships (user_id, tenant_id) select id, $1 from users where email like 'p-%' order by email offset $2 limit $3 on conflict do nothing`,
-    [tenantId, offset, count],
-  );
-}
-
-async function addServices(c: pg.Client, tenantId: string, count: number): Promise<void> {
-  await c.query(
-    `insert into services (tenant_id, name, slug, description, service_owner, subscription_model, timeline)
-     select $1, 'Service ' || lpad(g::text, 5, '0'), 'service-' || g,
-       '<p>Access to network storage for students and staff, reviewed each term (' || substr(md5(g::text), 1, 8) || ').</p>',
-       'Owner ' || (g % 40), 'Included', $2::jsonb
-     from generate_series(1, $3::int) g`,
-    [tenantId, JSON.stringify(timeline()), count],
-  );
-}
-
-/** In the tenant's first service: a cell changed `changes` times (newest last) and `snapshots` snapshots. */
-async function cellAndSnapshots(c: pg.Client, tenantId: string, changes: number, snapshots: number): Promise<{ serviceId: string; aspectId: string }> {
-  const { id: serviceId } = await one(c, `select id from services where tenant_id = $1 and slug = 'service-1'`, [tenantId]);
-  const { id: categoryId } = await one(c, `insert into categories (tenant_id, service_id, name) values ($1, $2, 'Category 1') returning id`, [
-    tenantId,
-    serviceId,
-  ]);
-  const { id: aspectId } = await one(
-    c,
-    `insert into aspects (tenant_id, service_id, category_id, title, description) values ($1, $2, $3, 'The cell that changes', '<p>Changed many times.</p>') returning id`,
-    [tenantId, serviceId, categoryId],
-  );
-  const quarter = timeline()[0]!;
-  await c.query(
-    `insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by, changed_at)
-     select $1, $2, $3, $4, 'Available to students and staff, change ' || g, 'editor@bench.test', now() - ($5::int - g) * interval '1 second'
-     from generate_series(1, $5::int) g`,
-    [tenantId, serviceId, aspectId, quarter, changes],
-  );
-  await c.query(`insert into availabilities (tenant_id, service_id, aspect_id, time_bucket, value) values ($1, $2, $3, $4, $5)`, [
-    tenantId,
-    serviceId,
-    aspectId,
-    quarter,
-    `Available to students and staff, change ${changes}`,
-  ]);
-  const data = { service: { name: 'Service 00001' }, categories: [], resolved_data: { aspects: [], timeline: timeline() } };
-  await c.query(
-    `insert into snapshots (tenant_id, service_id, label, visibility, note, data, created_by, created_at)
-     select $1, $2, 'Snapshot ' || lpad(g::text, 4, '0'), case when g % 2 = 0 then 'public' else 'internal' end, 'Term review ' || g, $3::jsonb, 'editor@bench.test',
-       now() - ($4::int - g) * interval '1 minute'
-     from generate_series(1, $4::int) g`,
-    [tenantId, serviceId, JSON.stringify(data), snapshots],
-  );
-  return { serviceId, aspectId };
-}
-
-export interface Built {
-  tenantIds: Record<Side, string>;
-  cell: Record<Side, { serviceId: string; aspectId: string }>;
-}
-
-/** Step 2: the small installation (20 tenants; the baseline tenant full, the large one empty). */
-export async function buildSmall(url: string): Promise<Built> {
-  return withClient(url, async (c) => {
-    await c.query('begin');
-    const { password_hash: hash } = await one(c, `update users set name = 'Super Admin (bench)' where email = $1 returning password_hash`, [ADMIN.email]);
-    const tenantIds = {} as Record<Side, string>;
-    for (const side of ['large', 'base'] as const) {
-      tenantIds[side] = (await one(c, `insert into tenants (name, slug) values ($1, $2) returning id`, [TENANT[side].name, TENANT[side].slug])).id;
-      // The tenant admin who signs in (the super admin's password); named to sort after every other user.
-      await c.query(`insert into users (email, name, role, tenant_id, password_hash) values ($1, $2, 'admin', $3, $4)`, [
-        TENANT_ADMIN[side],
-        `Tenant admin ${side}`,
-        tenantIds[side],
-        hash,
-      ]);
-    }
-    await tenantsUpTo(c, BASE_ITEMS);
-    const baseMembers = Math.round(BASE_ITEMS / 5);
-    await ownUsers(c, tenantIds.base, 'Base user', 'b', BASE_ITEMS - baseMembers - 1);
-    await peopleUpTo(c, (await one(c, 'select count(*)::int as n from users')).n + baseMembers);
-    await members(c, tenantIds.base, 0, baseMembers);
-    await addServices(c, tenantIds.base, BASE_ITEMS);
-    const base = await cellAndSnapshots(c, tenantIds.base, BASE_ITEMS, BASE_ITEMS);
-    await c.query(`insert into tenant_memberships (user_id, tenant_id) select id, tenant_id from users on conflict do nothing`);
-    await c.query('commit');
-    await c.query('vacuum analyze');
-    return { tenantIds, cell: { base, large: { serviceId: '', aspectId: '' } } };
-  });
-}
-
-/** Step 3: the large installation. */
-export async function buildLarge(url: string, sizes: ListSizes, built: Built): Promise<void> {
-  await withClient(url, async (c) => {
-    await c.query('begin');
-    const large = built.tenantIds.large;
-    await tenantsUpTo(c, sizes.tenants);
-    await ownUsers(c, large, 'Large user', 'l', sizes.tenantUsers - sizes.tenantMembers - 1);
-    await peopleUpTo(c, sizes.users);
-    await members(c, large, Math.round(BASE_ITEMS / 5), sizes.tenantMembers);
-    await addServices(c, large, sizes.services);
-    built.cell.large = await cellAndSnapshots(c, large, sizes.history, sizes.snapshots);
-    await c.query(`insert into tenant_memberships (user_id, tenant_id) select id, tenant_id from users on conflict do nothing`);
-    await c.query('commit');
-    await c.query('vacuum analyze');
-  });
-}
-
-async function counts(url: string, built: Built, installationOnly = false): Promise<string> {
-  return withClient(url, async (c) => {
-    const r = await one(
-      c,
-      `select (select count(*) from tenants)::int as tenants, (select count(*) from users)::int as users,
-        (select count(*) from services where tenant_id = $1)::int as services,
-        (select count(*) from (select id from users where tenant_id = $1 union select user_id from tenant_memberships where tenant_id = $1) u)::int as tenant_users,
-        (select count(*) from availability_history where aspect_id = $2)::int as history,
-        (select count(*) from snapshots where service_id = $3)::int as snapshots`,
-      [built.tenantIds.large, built.cell.large.aspectId || null, built.cell.large.serviceId || null],
-    );
-    if (installationOnly) return `${r.tenants.toLocaleString('en')} tenants, ${r.users.toLocaleString('en')} users`;
-    return `${r.tenants.toLocaleString('en')} tenants, ${r.users.toLocaleString('en')} users; the large tenant: ${r.services.toLocaleString('en')} services, ${r.tenant_users.toLocaleString('en')} users (own and members, its tenant admin included), a cell with ${r.history.toLocaleString('en')} changes, ${r.snapshots.toLocaleString('en')} snapshots of one service`;
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// API figures
-
-interface ApiFigure {
-  ms: number;
-  kb: number;
-  gzipKb: number;
-  status: number;
-}
-
-interface ApiCall {
-  client: Client;
-  path: string;
-  slug: string | undefined;
-}
-
-/**
- * For each call: the median time of `calls` GETs (after two not counted), the answer's JSON size,
- * and its gzip size on the wire. The calls take turns, so that a shared machine's slower moments
- * fall on each of them alike rather than on whichever ran then.
- */
-async function apiFigureEach(targets: ApiCall[], calls: number): Promise<ApiFigure[]> {
-  const headersOf = (t: ApiCall): Record<string, string> => (t.slug ? { 'x-tenant-slug': t.slug } : {});
-  const firsts: { status: number; body: Buffer }[] = [];
-  for (const t of targets) {
-    const first = await t.client.fetch(t.path, { headers: headersOf(t) });
-    firsts.push({ status: first.status, body: Buffer.from(await first.arrayBuffer()) });
-    await (await t.client.fetch(t.path, { headers: headersOf(t) })).arrayBuffer();
-  }
-  const times: number[][] = targets.map(() => []);
-  for (let i = 0; i < calls; i++) {
-    for (const [n, t] of targets.entries()) {
-      if (firsts[n]!.status !== 200) continue;
-      const started = performance.now();
-      const res = await t.client.fetch(t.path, { headers: headersOf(t) });
-      await res.arrayBuffer();
-      times[n]!.push(performance.now() - started);
-      if (res.status !== 200) throw new Error(`GET ${t.path} answered ${res.status}`);
-    }
-  }
-  return Promise.all(
-    targets.map(async (t, n) => {
-      const { status, body } = firsts[n]!;
-      if (status !== 200) return { ms: NaN, kb: NaN, gzipKb: NaN, status };
-      const raw = await rawGet(t.client.base + t.path, { ...headersOf(t), authorization: `Bearer ${t.client.token}`, 'accept-encoding': 'gzip' });
-      const gzip = raw.headers['content-encoding'] === 'gzip';
-      const json = gzip ? gunzipSync(raw.body) : raw.body;
-      return { ms: median(times[n]!), kb: Math.max(body.length, json.length) / KB, gzipKb: raw.body.length / KB, status: 200 };
-    }),
-  );
-}
-
-/** One call's figure (see apiFigureEach). */
-async function apiFigure(client: Client, path: string, slug: string | undefined, calls: number): Promise<ApiFigure> {
-  return (await apiFigureEach([{ client, path, slug }], calls))[0]!;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Browser figures
-
-export async function signedIn(browser: Browser, base: string, email: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
-  const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByRole('textbox', { name: 'Password', exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Log In' }).click();
-  await page.waitForURL(`${base}/`);
-  await page.close();
-  return context;
-}
-
-interface PageRun {
-  shown: number;
-  apiCalls: string[];
-  /** Per search box: the times of each key of KEYS, or null when the box is not in the page. */
-  searches: (KeyTimes[] | null)[];
-}
-
-/** A search box, by its accessible name. */
-interface SearchBox {
-  name: string | RegExp;
-}
-
-/**
- * Opens `path` in a new page of the context, waits for every text of `firstTexts` to be shown,
- * then types KEYS into each search box in turn (each box emptied and settled first).
- */
-async function openAndType(context: BrowserContext, base: string, path: string, firstTexts: string[], boxes: SearchBox[]): Promise<PageRun> {
-  const page = await context.newPage();
-  try {
-    await page.addInitScript({ content: 'globalThis.__name = (f) => f;' });
-    const config: ListPageConfig = { debounceMs: SEARCH_DEBOUNCE_MS, firstTexts, quietMs: QUIET_MS };
-    await page.addInitScript(listInstrument, config);
-    await page.goto(base + path);
-    const shown = await within(
-      page.evaluate(() => (window as any).__lists.shown as Promise<{ painted: number }>),
-      120_000,
-      `${path}: ${firstTexts.join(', ')} shown`,
-    );
-    await within(
-      page.evaluate(() => (window as any).__lists.idle(performance.now())),
-      60_000,
-      `${path} settled`,
-    );
-    const searches: PageRun['searches'] = [];
-    for (const box of boxes) searches.push(await typeInto(page, box));
-    const apiCalls = await page.evaluate(() => (window as any).__lists.apiCalls as string[]);
-    return { shown: shown.painted, apiCalls, searches };
-  } finally {
-    await page.close();
-  }
-}
-
-/** The promise, or an error once `ms` have passed. */
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
-
-async function typeInto(page: Page, box: SearchBox): Promise<KeyTimes[] | null> {
-  const input = page.getByRole('textbox', { name: box.name });
-  if ((await input.count()) !== 1) return null;
-  await input.click();
-  if ((await input.inputValue()) !== '') {
-    await input.fill('');
-    await within(
-      page.evaluate(() => (window as any).__lists.idle(performance.now())),
-      60_000,
-      'search emptied',
-    );
-  }
-  const times: KeyTimes[] = [];
-  for (const key of KEYS) {
-    // Armed first, so that the key cannot reach the page before the listener.
-    await page.evaluate(() => void ((window as any).__lists.armed = (window as any).__lists.keystroke()));
-    await page.keyboard.press(key);
-    const t = await within(
-      page.evaluate(() => (window as any).__lists.armed as Promise<KeyTimes>),
-      60_000,
-      `typing ${key} into ${String(box.name)}`,
-    );
-    if (t.timedOut) throw new Error(`typing ${key} into ${String(box.name)}: the page did not settle within 20 s`);
-    times.push(t);
-  }
-  return times;
-}
-
-interface Side3 {
-  shown: number[];
-  searches: (KeyTimes[] | null)[][];
-  apiCalls: string[];
-}
-
-/** `runs` measured openings (after one not counted) of a page in a context. */
-export async function pageRuns(
-  context: BrowserContext,
-  base: string,
-  path: string,
-  firstTexts: string[],
-  boxes: SearchBox[],
-  runs: number,
-  log: (l: string) => void,
-  label: string,
-): Promise<Side3> {
-  const warm = await openAndType(context, base, path, firstTexts, boxes);
-  const out: Side3 = { shown: [], searches: [], apiCalls: warm.apiCalls };
-  for (let r = 0; r < runs; r++) {
-    const run = await openAndType(context, base, path, firstTexts, boxes);
-    out.shown.push(run.shown);
-    out.searches.push(run.searches);
-    log(
-      `${label} run ${r + 1}: shown ${run.shown.toFixed(0)} ms; ` +
-        run.searches
-          .map((s, i) => (s ? `box ${i + 1} keys ${s.map((k) => `${k.settled.toFixed(0)}/${k.input.toFixed(0)}`).join(' ')}` : `box ${i + 1} missing`))
-          .join('; '),
-    );
-  }
-  return out;
-}
-
-/** Median over runs for each key, then the median and the largest of those (a run's missing box: null). */
-export function keyStats(side: Side3, box: number): { median: number; slowest: number; slowestInput: number } | null {
-  const runs = side.searches.map((s) => s[box]).filter((s): s is KeyTimes[] => s !== null && s !== undefined);
-  if (!runs.length) return null;
-  const perKey = KEYS.map((_, k) => median(runs.map((r) => r[k]!.settled)));
-  const perKeyInput = KEYS.map((_, k) => median(runs.map((r) => r[k]!.input)));
-  return { median: median(perKey), slowest: Math.max(...perKey), slowestInput: Math.max(...perKeyInput) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The figures
 
 const fmt = (n: number) => n.toLocaleString('en');
 
@@ -532,47 +146,6 @@ function keyFigures(section: string, box: string, large: Side3, base: Side3, ind
     f('keystroke to list settled, slowest key', (s) => s.slowest, false),
     f('keystroke to next frame, slowest key', (s) => s.slowestInput, true),
   ];
-}
-
-const firstOf = async (client: Client, path: string, slug: string | undefined, pick: (body: any) => string | undefined): Promise<string> => {
-  const res = await client.fetch(path, { headers: slug ? { 'x-tenant-slug': slug } : {} });
-  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
-  const text = pick(await res.json());
-  if (!text) throw new Error(`GET ${path}: no first row`);
-  return text;
-};
-
-/** The panel's first rows (a tenant and a user), and the panel measured. */
-export async function measurePanel(
-  browser: Browser,
-  server: RunningServer,
-  admin: Client,
-  runs: number,
-  log: (l: string) => void,
-  label: string,
-): Promise<Side3> {
-  // The first tenant in the panel's order (name, then id); a server without tenant paging answers them all.
-  const tenant = await firstOf(admin, '/api/admin/panel-data?tenantsLimit=1&limit=1', undefined, (b) => b.tenants?.[0]?.name).catch(() =>
-    firstOf(admin, '/api/admin/panel-data?limit=1', undefined, (b) => b.tenants?.[0]?.name),
-  );
-  const user = await firstOf(admin, '/api/admin/users?search=&limit=1', undefined, (b) => b.users?.[0]?.name);
-  const context = await signedIn(browser, server.url, ADMIN.email);
-  try {
-    return await pageRuns(context, server.url, '/super-admin', [tenant, user], [{ name: 'Search users' }, { name: /^Search tenants/ }], runs, log, label);
-  } finally {
-    await context.close();
-  }
-}
-
-/** The panel's API calls as the page made them (its panel-data call), else the documented ones. */
-function panelCall(calls: string[]): string {
-  return calls.find((c) => c.startsWith('/api/admin/panel-data')) ?? '/api/admin/panel-data?includeArchived=false&limit=1';
-}
-
-/** The first page of the panel's tenant table as the page asked for it (unsearched, from the start), when it pages them. */
-function panelTenantsCall(calls: string[]): string | undefined {
-  const lists = calls.filter((c) => /^\/api\/admin\/tenants\?/.test(c) && /[?&]search=(&|$)/.test(c) && !/[?&]after=/.test(c));
-  return lists.find((c) => /[?&]includeArchived=false/.test(c)) ?? lists[0];
 }
 
 export async function measureLists(o: ListsOptions): Promise<{ figures: ListFigure[]; notes: string[]; sizes: string }> {
