@@ -268,26 +268,31 @@ test.describe('CSV import', () => {
     // The export, edited as a spreadsheet would save it: one cell changed, a row in error.
     const res = await request.get(`/api/export/service/${serviceId}/csv?showPrivate=true`, { headers: { authorization: `Bearer ${api.session.token}` } });
     const exported = await res.text();
-    const edited = exported.replace(',Beta,', ',Generally available,');
+    const edited = exported.replace(',Beta,', ',Généralement disponible,');
     await openCatalog(page, serviceId);
     await page.goto(`/catalog/${serviceId}/settings`);
     await page.getByRole('button', { name: 'Import CSV' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import CSV' });
-    await dialog.locator('input[type="file"]').setInputFiles({ name: 'roadmap.csv', mimeType: 'text/csv', buffer: Buffer.from(`${edited}Group,,,Yes,x\r\n`) });
+    const choose = (buffer: Buffer) => dialog.locator('input[type="file"]').setInputFiles({ name: 'roadmap.csv', mimeType: 'text/csv', buffer });
+    await choose(Buffer.from(`${edited}Group,,,Yes,x\r\n`));
     await expect(dialog.getByTestId('csv-preview')).toContainText('Line 4: Aspect is empty');
     await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
+    await expect(dialog.getByText('Read as Windows-1252')).toHaveCount(0);
     await expectAccessible(page, 'CSV import preview with an error');
-    await dialog.locator('input[type="file"]').setInputFiles({ name: 'roadmap.csv', mimeType: 'text/csv', buffer: Buffer.from(edited) });
+    // Saved again by a spreadsheet in Windows-1252 (Excel's "CSV (Comma delimited)"): the preview
+    // says how it was read, and the accented text arrives as it was typed.
+    await choose(Buffer.from(edited, 'latin1'));
+    await expect(dialog.getByText('Read as Windows-1252')).toBeVisible();
     const cells = dialog.getByRole('table', { name: 'Cells to change' });
     await expect(cells.getByRole('row')).toHaveCount(2);
     await expect(cells).toContainText('Beta');
-    await expect(cells).toContainText('Generally available');
+    await expect(cells).toContainText('Généralement disponible');
     await expectAccessible(page, 'CSV import preview');
     expect((await texts(api, serviceId)).get('Sync')?.[q[0]!]).toBe('Beta');
     await dialog.getByRole('button', { name: 'Apply' }).click();
     await expect(dialog).toBeHidden();
     await expect(page.getByText('CSV imported: 1 cells changed.')).toBeVisible();
-    expect((await texts(api, serviceId)).get('Sync')?.[q[0]!]).toBe('Generally available');
+    expect((await texts(api, serviceId)).get('Sync')?.[q[0]!]).toBe('Généralement disponible');
   });
 });
 

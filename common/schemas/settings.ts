@@ -144,6 +144,9 @@ export const snapshotListSchema = z.object({
   next_before: z.uuid().nullable().describe('The cursor of the next page (`before`), null when this page is not full'),
 });
 
+/** The character encodings a CSV import reads (docs/decisions/0142-csv-encodings.md). */
+export const CSV_ENCODINGS = ['utf-8', 'utf-16', 'windows-1252'] as const;
+export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
 /** What a CSV import would change, or changed (docs/decisions/0127-csv-import.md). */
 export const csvImportPlanSchema = z.object({
   categories_added: z.array(z.string()),
@@ -153,7 +156,13 @@ export const csvImportPlanSchema = z.object({
   rows_unchanged: z.number().int(),
   rows_in_error: z.array(z.object({ line: z.number().int(), reason: z.string() })),
   quarters_outside_timeline: z.array(z.string()).describe('Quarters of the file outside the timeline: their columns are not imported'),
+  encoding: z
+    .enum(CSV_ENCODINGS)
+    .describe(
+      'How the file was read: UTF-8 (with or without a byte order mark), UTF-16 (with one), else Windows-1252, as Excel’s “CSV (Comma delimited)” writes on Western European systems',
+    ),
 });
+export type CsvImportPlan = z.infer<typeof csvImportPlanSchema>;
 /** The multipart form of POST /api/services/{id}/csv-import. */
 export const csvUploadSchema = z.object({
   file: z

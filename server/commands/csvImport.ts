@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { CSV_IMPORT_MAX_ASPECTS_DEFAULT, MAX_NAME_LENGTH, MAX_RICH_TEXT_LENGTH, MAX_TEXT_LENGTH } from '../../common/limits';
 import { QUARTER_PATTERN } from '../../common/quarters';
+import type { CsvEncoding, CsvImportPlan } from '../../common/schemas/settings';
 import { htmlToText } from '../../common/richText';
 import type { Executor } from '../db/client';
 import { availabilitiesOfService, insertAspects, insertCategory, listAspects, listCategories, nextAspectPosition, updateAspect } from '../db/queries/catalog';
@@ -12,6 +13,7 @@ import { sanitizeRichText } from '../content/sanitize';
 import type { Actor } from '../plugins/context';
 import { writeServiceCells } from './availabilityWrites';
 import { writeAudit } from './audit';
+import { decodeCsv, separatorOf } from './csvText';
 import { applyInSteps, CSV_APPLY_BUSY, csvApplyUnderWay, mayNeedSteps, needsSteps, type CsvApplySteps, type CsvApplyWork } from './csvApplySteps';
 
 /**
@@ -42,24 +44,8 @@ const HEADING = ['category', 'aspect', 'description', 'public'];
 /** The most bytes a CSV import reads. */
 export const CSV_IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 
-export interface CsvCellChange {
-  category: string;
-  aspect: string;
-  quarter: string;
-  old: string;
-  new: string;
-}
-
-export interface CsvPlan {
-  categories_added: string[];
-  aspects_added: { category: string; aspect: string; public: boolean }[];
-  aspects_changed: { category: string; aspect: string; changes: string[] }[];
-  cells_changed: CsvCellChange[];
-  rows_unchanged: number;
-  rows_in_error: { line: number; reason: string }[];
-  /** Quarters of the file outside the service's timeline: their columns are not imported. */
-  quarters_outside_timeline: string[];
-}
+/** What a file would change, or changed: the answer's `preview`. */
+export type CsvPlan = CsvImportPlan;
 
 interface CsvRow {
   line: number;
@@ -75,18 +61,12 @@ function restoreCell(value: string): string {
   return /^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
 }
 
-/** The separator of the heading row: a semicolon where Excel's regional CSV uses one, else a comma. */
-function separatorOf(text: string): string {
-  const firstLine = text.slice(0, text.search(/\r?\n|$/));
-  return (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
-}
-
-/** Reads the file: UTF-8 with or without BOM, comma or semicolon, CRLF or LF, quoted cells. */
+/** Reads the file: its encoding (csvText.ts), comma, semicolon or tab, CRLF or LF, quoted cells. */
 export function readRoadmapCsv(
   file: Buffer,
   maxAspects = CSV_IMPORT_MAX_ASPECTS_DEFAULT,
-): { quarters: string[]; rows: CsvRow[]; errors: { line: number; reason: string }[] } {
-  const text = file.toString('utf8').replace(/^\uFEFF/, '');
+): { quarters: string[]; rows: CsvRow[]; errors: { line: number; reason: string }[]; encoding: CsvEncoding } {
+  const { text, encoding } = decodeCsv(file);
   if (!text.trim()) throw invalid(CM.empty, 'file');
   let records: { record: string[]; info: { lines: number } }[];
   try {
@@ -95,7 +75,6 @@ export function readRoadmapCsv(
       relax_column_count: true,
       skip_empty_lines: true,
       info: true,
-      bom: true,
     }) as unknown as typeof records;
   } catch (err) {
     throw invalid(`${CM.unreadable}: ${(err as Error).message}`, 'file');
@@ -166,7 +145,7 @@ export function readRoadmapCsv(
     seen.set(key, line);
     rows.push({ line, category, aspect, description, isPublic, values });
   }
-  return { quarters, rows, errors };
+  return { quarters, rows, errors, encoding };
 }
 
 /** Plain text (a description as the export writes it) as the rich text of the catalog: one paragraph per line. */
@@ -187,7 +166,7 @@ interface Planned {
 }
 
 /** What the file (read by readRoadmapCsv) would change in the service, read now. */
-async function planImport(db: Executor, service: ServiceRow, { quarters, rows, errors }: ReturnType<typeof readRoadmapCsv>): Promise<Planned> {
+async function planImport(db: Executor, service: ServiceRow, { quarters, rows, errors, encoding }: ReturnType<typeof readRoadmapCsv>): Promise<Planned> {
   const timeline = new Set(service.timeline);
   const inTimeline = quarters.filter((q) => timeline.has(q));
   // One after the other: in the apply, `db` is a transaction, whose one connection runs one query at a time.
@@ -206,6 +185,7 @@ async function planImport(db: Executor, service: ServiceRow, { quarters, rows, e
     rows_unchanged: 0,
     rows_in_error: errors,
     quarters_outside_timeline: quarters.filter((q) => !timeline.has(q)),
+    encoding,
   };
   const categoryIds = new Map([...categoryByName].map(([name, c]) => [name, c.id]));
   const planned: Planned = { plan, newCategories: [], newAspects: [], aspectUpdates: [], cells: [], categoryIds };

@@ -50,6 +50,30 @@ async function exportedService() {
   return { service, sso, audit, dashboards };
 }
 
+/** The service of the files saved in Windows-1252 and UTF-16: accented names, and texts with the characters Windows-1252 keeps where Latin-1 has none (– ’ €). */
+async function accentedService() {
+  const tenantId = w.tenant.id;
+  const service = await createService(t.db, tenantId, { timeline: TIMELINE });
+  const security = await createCategory(t.db, tenantId, service.id, 'Sécurité', 0);
+  const sso = await createAspect(t.db, tenantId, service.id, security.id, {
+    title: 'Authentification unique',
+    description: '<p>Connexion en une fois</p>',
+    isPublic: true,
+    position: 0,
+  });
+  const audit = await createAspect(t.db, tenantId, service.id, security.id, {
+    title: 'Journal d’audit',
+    description: '<p>Chaque modification</p>',
+    isPublic: false,
+    position: 1,
+  });
+  await setAvailability(t.db, tenantId, service.id, sso.id, '2026-Q1', 'Bêta – à l’essai');
+  await setAvailability(t.db, tenantId, service.id, sso.id, '2026-Q2', 'Disponible');
+  await setAvailability(t.db, tenantId, service.id, audit.id, '2026-Q1', 'Prévu');
+  await setAvailability(t.db, tenantId, service.id, audit.id, '2026-Q4', 'Coût : 5 €');
+  return { service };
+}
+
 /** Every cell of a service as `category / aspect / quarter -> value`. */
 async function cellsOf(serviceId: string): Promise<Record<string, string>> {
   const rows = await t.db
@@ -102,6 +126,7 @@ describe.each([
       rows_unchanged: 3,
       rows_in_error: [],
       quarters_outside_timeline: [],
+      encoding: 'utf-8',
     });
   });
 
@@ -124,6 +149,7 @@ describe.each([
           rows_unchanged: 0,
           rows_in_error: [],
           quarters_outside_timeline: ['2027-Q1'],
+          encoding: 'utf-8',
         },
       });
       expect(preview.json().preview.cells_changed).toEqual([
@@ -157,6 +183,29 @@ describe.each([
       expect((await upload('editor', f.service.id, fixture(name))).json().preview).toMatchObject({ cells_changed: [], rows_unchanged: 5 });
     },
   );
+
+  it.each([
+    ['libreoffice-windows-1252-semicolon.csv', 'windows-1252'],
+    ['libreoffice-utf16-tab.csv', 'utf-16'],
+  ])('reads accented names and texts from %s, as %s, and changes only what was edited', async (name, encoding) => {
+    const f = await accentedService();
+    const before = await cellsOf(f.service.id);
+    const preview = await upload('editor', f.service.id, fixture(name));
+    expect(preview.statusCode).toBe(200);
+    const change = { category: 'Sécurité', aspect: 'Authentification unique', quarter: '2026-Q2', old: 'Disponible', new: 'Généralement disponible' };
+    expect(preview.json().preview).toEqual({
+      categories_added: [],
+      aspects_added: [],
+      aspects_changed: [],
+      cells_changed: [change],
+      rows_unchanged: 1,
+      rows_in_error: [],
+      quarters_outside_timeline: [],
+      encoding,
+    });
+    expect((await upload('editor', f.service.id, fixture(name), true)).statusCode).toBe(200);
+    expect(await cellsOf(f.service.id)).toEqual({ ...before, 'Sécurité / Authentification unique / 2026-Q2': 'Généralement disponible' });
+  });
 
   it('lists rows in error with their line and reason, and refuses to apply any of the file', async () => {
     const f = await exportedService();

@@ -5,17 +5,10 @@ import { messageOf, request } from '../../api/client';
 import { serviceKeys } from '../../api/services';
 import { CatalogModal, ModalCancelButton } from '../../components/CatalogModal';
 import { notifySuccess } from '../../lib/notify';
+import type { CsvImportPlan } from '../../../common/schemas/settings';
 
 /** What a CSV would change (POST /services/{id}/csv-import). */
-export interface CsvPreview {
-  categories_added: string[];
-  aspects_added: { category: string; aspect: string; public: boolean }[];
-  aspects_changed: { category: string; aspect: string; changes: string[] }[];
-  cells_changed: { category: string; aspect: string; quarter: string; old: string; new: string }[];
-  rows_unchanged: number;
-  rows_in_error: { line: number; reason: string }[];
-  quarters_outside_timeline: string[];
-}
+type CsvPreview = CsvImportPlan;
 
 /** The cells listed in the preview; the count says how many more there are. */
 const CELLS_SHOWN = 200;
@@ -48,6 +41,12 @@ function PreviewView({ preview }: { preview: CsvPreview }) {
               </List.Item>
             ))}
           </List>
+        </Alert>
+      ) : null}
+      {preview.encoding === 'windows-1252' ? (
+        <Alert color="yellow" variant="light" c="dark" title="Read as Windows-1252">
+          The file is not UTF-8, so it was read as Windows-1252, the encoding of Excel’s “CSV (Comma delimited)”. Check that accented letters look right below;
+          if they do not, save the file as “CSV UTF-8” and choose it again.
         </Alert>
       ) : null}
       {preview.quarters_outside_timeline.length ? (
