@@ -54,7 +54,11 @@ export function neutraliseCell(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-/** The roadmap as CSV: Category, Aspect, Description (plain text), Public, then one column per quarter. */
+/**
+ * The roadmap as CSV: Category, Aspect, Description (plain text), Public, then one column per
+ * quarter. It starts with a UTF-8 byte order mark: without one, Excel opens the file in the
+ * system's code page and shows "Sécurité" as "SÃ©curitÃ©" (docs/decisions/0142-csv-encodings.md).
+ */
 export async function exportServiceCsv(db: Executor, service: ServiceRow, opts: { showPrivate: boolean }): Promise<string> {
   const content = await loadServiceContent(db, service.tenantId, service.id);
   const values = new Map<string, string>();
@@ -72,8 +76,8 @@ export async function exportServiceCsv(db: Executor, service: ServiceRow, opts: 
       ]);
     }
   }
-  return stringify(
+  return `\uFEFF${stringify(
     rows.map((r) => r.map(neutraliseCell)),
     { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ },
-  );
+  )}`;
 }

@@ -35,8 +35,9 @@ describe('GET /api/export/service/:id/csv', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/csv');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="${s.slug}.csv"`);
+    // A UTF-8 byte order mark first, so that Excel reads the file as UTF-8.
     expect(res.body).toBe(
-      'Category,Aspect,Description,Public,2025-Q1,2025-Q2\r\n' +
+      '\uFEFFCategory,Aspect,Description,Public,2025-Q1,2025-Q2\r\n' +
         '"Core, ""main""","\'=HYPERLINK(""x"")","Line one\nFish & chips",Yes,\'+1 more,"\'@home\r\nnext"\r\n' +
         '"Core, ""main""",Secret,,No,,Done\r\n',
     );
