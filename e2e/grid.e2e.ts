@@ -277,14 +277,14 @@ test.describe('CSV import', () => {
     await choose(Buffer.from(`${edited}Group,,,Yes,x\r\n`));
     await expect(dialog.getByTestId('csv-preview')).toContainText('Line 4: Aspect is empty');
     await expect(dialog.getByRole('button', { name: 'Apply' })).toBeDisabled();
-    await expect(dialog.getByText('Read as Windows-1252')).toHaveCount(0);
+    await expect(dialog.getByText('Read as Windows-1252', { exact: true })).toHaveCount(0);
     await expectAccessible(page, 'CSV import preview with an error');
     // Saved again by a spreadsheet in Windows-1252 (Excel's "CSV (Comma delimited)", which writes
     // no byte order mark): the preview says how it was read, and the accented text arrives as it
     // was typed.
     expect(edited.startsWith('\uFEFFCategory,')).toBe(true);
     await choose(Buffer.from(edited.slice(1), 'latin1'));
-    await expect(dialog.getByText('Read as Windows-1252')).toBeVisible();
+    await expect(dialog.getByText('Read as Windows-1252', { exact: true })).toBeVisible();
     const cells = dialog.getByRole('table', { name: 'Cells to change' });
     await expect(cells.getByRole('row')).toHaveCount(2);
     await expect(cells).toContainText('Beta');
