@@ -18,61 +18,41 @@ const FIXTURES = join(import.meta.dirname, '../../test/fixtures/csv');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name));
 const TIMELINE = ['2026-Q1', '2026-Q2', '2026-Q3', '2026-Q4'];
 
-/** The service the fixtures were exported from and edited against. */
-async function exportedService() {
-  const tenantId = w.tenant.id;
-  const service = await createService(t.db, tenantId, { timeline: TIMELINE });
-  const core = await createCategory(t.db, tenantId, service.id, 'Core Features', 0);
-  const reporting = await createCategory(t.db, tenantId, service.id, 'Reporting', 1);
-  const sso = await createAspect(t.db, tenantId, service.id, core.id, {
-    title: 'Single sign-on',
-    description: '<p>Log in once</p>',
-    isPublic: true,
-    position: 0,
-  });
-  const audit = await createAspect(t.db, tenantId, service.id, core.id, {
-    title: 'Audit log',
-    description: '<p>Every change recorded</p>',
-    isPublic: false,
-    position: 1,
-  });
-  const dashboards = await createAspect(t.db, tenantId, service.id, reporting.id, {
-    title: 'Dashboards',
-    description: '<p>Charts</p>',
-    isPublic: true,
-    position: 0,
-  });
-  await setAvailability(t.db, tenantId, service.id, sso.id, '2026-Q1', 'Beta');
-  await setAvailability(t.db, tenantId, service.id, sso.id, '2026-Q2', 'Generally available');
-  await setAvailability(t.db, tenantId, service.id, audit.id, '2026-Q1', 'Planned, "soon"');
-  await setAvailability(t.db, tenantId, service.id, audit.id, '2026-Q4', '- tbd');
-  await setAvailability(t.db, tenantId, service.id, dashboards.id, '2026-Q3', 'Line one\nLine two');
-  return { service, sso, audit, dashboards };
-}
+/** A category's aspects: title, description, public, and their cells by quarter. */
+type Seed = Record<string, [title: string, description: string, isPublic: boolean, cells: Record<string, string>][]>;
 
-/** The service of the files saved in Windows-1252 and UTF-16: accented names, and texts with the characters Windows-1252 keeps where Latin-1 has none (– ’ €). */
-async function accentedService() {
+/** A service of the tenant with the categories, aspects and cells of `seed`, in its order. */
+async function seededService(seed: Seed) {
   const tenantId = w.tenant.id;
   const service = await createService(t.db, tenantId, { timeline: TIMELINE });
-  const security = await createCategory(t.db, tenantId, service.id, 'Sécurité', 0);
-  const sso = await createAspect(t.db, tenantId, service.id, security.id, {
-    title: 'Authentification unique',
-    description: '<p>Connexion en une fois</p>',
-    isPublic: true,
-    position: 0,
-  });
-  const audit = await createAspect(t.db, tenantId, service.id, security.id, {
-    title: 'Journal d’audit',
-    description: '<p>Chaque modification</p>',
-    isPublic: false,
-    position: 1,
-  });
-  await setAvailability(t.db, tenantId, service.id, sso.id, '2026-Q1', 'Bêta – à l’essai');
-  await setAvailability(t.db, tenantId, service.id, sso.id, '2026-Q2', 'Disponible');
-  await setAvailability(t.db, tenantId, service.id, audit.id, '2026-Q1', 'Prévu');
-  await setAvailability(t.db, tenantId, service.id, audit.id, '2026-Q4', 'Coût : 5 €');
+  for (const [c, [name, aspectsOf]] of Object.entries(seed).entries()) {
+    const category = await createCategory(t.db, tenantId, service.id, name, c);
+    for (const [position, [title, description, isPublic, cells]] of aspectsOf.entries()) {
+      const aspect = await createAspect(t.db, tenantId, service.id, category.id, { title, description: `<p>${description}</p>`, isPublic, position });
+      for (const [quarter, value] of Object.entries(cells)) await setAvailability(t.db, tenantId, service.id, aspect.id, quarter, value);
+    }
+  }
   return { service };
 }
+
+/** The service the fixtures were exported from and edited against. */
+const exportedService = () =>
+  seededService({
+    'Core Features': [
+      ['Single sign-on', 'Log in once', true, { '2026-Q1': 'Beta', '2026-Q2': 'Generally available' }],
+      ['Audit log', 'Every change recorded', false, { '2026-Q1': 'Planned, "soon"', '2026-Q4': '- tbd' }],
+    ],
+    Reporting: [['Dashboards', 'Charts', true, { '2026-Q3': 'Line one\nLine two' }]],
+  });
+
+/** The service of the files saved in Windows-1252 and UTF-16: accented names, and texts with the characters Windows-1252 keeps where Latin-1 has none (– ’ €). */
+const accentedService = () =>
+  seededService({
+    Sécurité: [
+      ['Authentification unique', 'Connexion en une fois', true, { '2026-Q1': 'Bêta – à l’essai', '2026-Q2': 'Disponible' }],
+      ['Journal d’audit', 'Chaque modification', false, { '2026-Q1': 'Prévu', '2026-Q4': 'Coût : 5 €' }],
+    ],
+  });
 
 /** Every cell of a service as `category / aspect / quarter -> value`. */
 async function cellsOf(serviceId: string): Promise<Record<string, string>> {
