@@ -18,6 +18,7 @@ import { admitter, type Admit } from './plugins/rateLimit';
 import publicPageRoutes from './routes/publicPages';
 import { registerRoutes } from './routes';
 import { WebhookDispatcher } from './integrations/webhooks';
+import { TableUpkeeper } from './db/upkeep';
 import { openApiRoutes, type RouteDoc } from './openapi';
 import { WEBHOOK_EVENTS } from '../common/schemas/integrations';
 import { M } from '../common/messages';
@@ -134,6 +135,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.WEBHOOK_DELIVERY === 'on') {
     app.addHook('onReady', async () => webhooks.start());
     app.addHook('preClose', async () => webhooks.stop());
+  }
+  // PostgreSQL vacuums and analyzes by itself; the embedded database has no autovacuum.
+  if (options.database.kind === 'pglite' && config.EMBEDDED_UPKEEP_SECONDS > 0) {
+    const upkeep = new TableUpkeeper(options.database, () => app.log);
+    app.addHook('onReady', async () => upkeep.start(config.EMBEDDED_UPKEEP_SECONDS * 1000));
+    app.addHook('preClose', async () => upkeep.stop());
   }
   const limits = await createLimits(config, options.database, RATE_WINDOW_MS, () => app.log);
   app.addHook('onClose', () => limits.close());

@@ -61,6 +61,11 @@ const envSchema = z
     WEBHOOK_LOG_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** How long one delivery attempt may take, connection and answer together. */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
+    /**
+     * Seconds between two rounds of the embedded database's table upkeep: the vacuums and analyzes
+     * PostgreSQL's autovacuum would make (docs/decisions/0143-embedded-upkeep.md). 0: none.
+     */
+    EMBEDDED_UPKEEP_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
     /** The most aspects one .catalog file may hold (docs/decisions/0136-imports-in-steps.md). */
     IMPORT_MAX_ASPECTS: z.coerce.number().int().min(1).max(IMPORT_MAX_ASPECTS_CEILING).default(IMPORT_MAX_ASPECTS_DEFAULT),
     /** The most rows (aspects) one CSV import may hold. */

@@ -28,13 +28,15 @@ export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 export async function buildTestApp(env: Record<string, string> = {}, databaseBase?: string | null): Promise<TestApp> {
   const { database, dispose, url } = await openTestDatabase(databaseBase);
   // Cached reads go stale by this process's writes only, so statement counts do not depend on timing.
-  // Webhook deliveries are sent only where a test asks for them (server/integrations/webhooks.test.ts).
+  // Webhook deliveries are sent, and the embedded database's tables vacuumed by the timer, only where
+  // a test asks for it (server/integrations/webhooks.test.ts, server/db/upkeep.test.ts).
   const config: Config = loadConfig({
     API_RATE_LIMIT: '0',
     PUBLIC_RATE_LIMIT: '0',
     LOG_LEVEL: 'silent',
     CACHE_MAX_AGE_MS: '600000',
     WEBHOOK_DELIVERY: 'off',
+    EMBEDDED_UPKEEP_SECONDS: '0',
     ...env,
   });
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
