@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from './client';
-import { TableUpkeeper, upkeepDue, UPKEEP_RULE } from './upkeep';
+import { TableUpkeeper, upkeepDue } from './upkeep';
 import { openTestDatabase } from '../test/db';
 import { buildTestApp } from '../test/app';
 
@@ -46,13 +46,15 @@ async function probe(database: Database, name: string): Promise<ProbeCounters> {
 }
 
 /** Waits until the probe's counters satisfy `ok` (the statistics reach the counters asynchronously). */
-async function until(database: Database, name: string, ok: (c: ProbeCounters) => boolean, ms = 15_000): Promise<ProbeCounters> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const c = await probe(database, name);
-    if (ok(c) || Date.now() > end) return c;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+function until(database: Database, name: string, ok: (c: ProbeCounters) => boolean): Promise<ProbeCounters> {
+  return vi.waitFor(
+    async () => {
+      const c = await probe(database, name);
+      if (!ok(c)) throw new Error(`${name}: ${JSON.stringify(c)}`);
+      return c;
+    },
+    { timeout: 15_000, interval: 200 },
+  );
 }
 
 function recordingLog(): { log: () => FastifyBaseLogger; lines: unknown[][] } {
@@ -73,7 +75,6 @@ describe("the upkeep's rule, PostgreSQL autovacuum's", () => {
     expect(upkeepDue({ ...table, insertedSinceVacuum: 1_001 })).toEqual({ table: 't', vacuum: true, analyze: false });
     expect(upkeepDue({ ...table, rows: 10_000, modifiedSinceAnalyze: 1_050 }).analyze).toBe(false);
     expect(upkeepDue({ ...table, rows: 10_000, modifiedSinceAnalyze: 1_051 })).toEqual({ table: 't', vacuum: false, analyze: true });
-    expect(UPKEEP_RULE.vacuum).toEqual({ threshold: 50, scale: 0.2 });
   });
 
   it('vacuums and analyzes a table with rows that was never counted, whatever its counters say; an empty one it leaves', () => {

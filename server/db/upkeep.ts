@@ -11,7 +11,7 @@ import type { Database } from './client';
  */
 
 /** PostgreSQL's autovacuum defaults: a table is vacuumed past threshold + scale × its rows. */
-export const UPKEEP_RULE = {
+const UPKEEP_RULE = {
   vacuum: { threshold: 50, scale: 0.2 },
   /** Rows inserted since the last vacuum (autovacuum_vacuum_insert_*): sets the visibility map for index-only scans. */
   insert: { threshold: 1000, scale: 0.2 },
@@ -69,7 +69,7 @@ export class TableUpkeeper {
   start(everyMs: number): void {
     if (this.timer || this.stopped) return;
     this.timer = setInterval(() => {
-      if (this.running) return;
+      if (this.running) return; // a round still under way: its own failure is logged once
       void this.runOnce().catch((err: unknown) => this.log().warn({ err }, 'database upkeep failed'));
     }, everyMs);
     this.timer.unref();
