@@ -30,6 +30,8 @@ export const M = {
   emailTaken: 'A user with this email already exists',
   cannotDeleteOwnAccount: 'Cannot delete your own account',
   cannotDeleteSuperAdmin: 'A super admin cannot be deleted here',
+  cannotChangeOwnRole: 'You cannot change your own role',
+  cannotChangeSuperAdminRole: "A super admin's role cannot be changed here",
   membershipAtLeastOne: 'User must belong to at least one tenant',
   membershipPrimary: "User's primary tenant must be included in tenant memberships",
   typeDelete: 'Please type DELETE to confirm',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { M } from '../messages';
 import { MAX_EMAIL_LENGTH } from '../limits';
-import { AUTH_PROVIDERS, ROLES, USER_GROUPS } from '../roles';
+import { AUTH_PROVIDERS, ROLES, USER_GROUPS, type Role } from '../roles';
 import { isoDateTime } from './api';
 import { tenantViewSchema } from './tenants';
 import { EMAIL_PATTERN, acceptSnakeCase, optionalPasswordField, requiredString } from './fields';
@@ -34,15 +34,37 @@ export const createAdminUserSchema = acceptSnakeCase(
 export type CreateAdminUserInput = z.infer<typeof createAdminUserSchema>;
 
 /** Manage Tenant Memberships: at least one tenant; the primary tenant is checked against the user. */
-export const membershipsSchema = z.object({
-  tenantIds: z
-    .array(z.uuid({ error: 'Each tenant id must be a valid id' }), { error: M.membershipAtLeastOne })
-    .min(1, M.membershipAtLeastOne)
-    .transform((ids) => [...new Set(ids)]),
-});
+const tenantIdSchema = z.uuid({ error: 'Each tenant id must be a valid id' });
+
+/**
+ * A person's tenant memberships, as the spec's `{tenantIds}` (a new membership takes the role held
+ * in the primary tenant, one kept keeps its role) or as `{memberships: [{tenantId, role}]}`, each
+ * with its role. Either way: the tenants once each, with the role chosen where one was.
+ */
+export const membershipsSchema = z
+  .object({
+    tenantIds: z.array(tenantIdSchema, { error: M.membershipAtLeastOne }).optional(),
+    memberships: z.array(z.object({ tenantId: tenantIdSchema, role: z.enum(ROLES, { error: M.selectRole }) }), { error: M.membershipAtLeastOne }).optional(),
+  })
+  .transform((input, ctx) => {
+    const given = input.memberships ?? input.tenantIds?.map((tenantId) => ({ tenantId, role: undefined })) ?? [];
+    if (given.length === 0) {
+      ctx.addIssue({ code: 'custom', message: M.membershipAtLeastOne, path: [input.memberships ? 'memberships' : 'tenantIds'] });
+      return z.NEVER;
+    }
+    const byTenant = new Map(given.map((m) => [m.tenantId, m.role as Role | undefined]));
+    return { memberships: [...byTenant].map(([tenantId, role]) => ({ tenantId, ...(role ? { role } : {}) })), tenantIds: [...byTenant.keys()] };
+  });
 export type MembershipsInput = z.infer<typeof membershipsSchema>;
 
-export const roleChangeSchema = z.object({ role: z.enum(ROLES, { error: M.selectRole }) });
+/** The super admin changes a person's role in one tenant of theirs (their primary tenant unless named). */
+export const roleChangeSchema = z.object({
+  role: z.enum(ROLES, { error: M.selectRole }),
+  tenantId: z.uuid({ error: 'tenantId must be a valid id' }).optional(),
+});
+
+/** A tenant admin changes a member's role in their tenant (PATCH /api/users/{id}). */
+export const memberRoleChangeSchema = z.object({ role: z.enum(ROLES, { error: M.selectRole }) });
 
 /** The longest reason a super admin may give for an impersonation. */
 export const MAX_IMPERSONATION_REASON_LENGTH = 200;
@@ -96,6 +118,12 @@ export const userViewSchema = z.object({
   tenant_id: z.uuid().describe('The primary tenant'),
   tenant_ids: z.array(z.uuid()).describe('Every tenant the user is a member of'),
   tenant_name: z.string().nullable().describe("The primary tenant's name"),
+  tenant_roles: z
+    .record(z.string(), z.enum(ROLES))
+    .optional()
+    .describe(
+      'The super admin panel only: the role held in each tenant of theirs (roles are held per membership; `role` is the one of the tenant the call works in, or in the panel of the primary tenant)',
+    ),
   user_group: z.enum(USER_GROUPS),
   auth_provider: z.enum(AUTH_PROVIDERS),
   created_at: isoDateTime,

@@ -32,9 +32,9 @@ export async function bootstrap(db: Db, options: { adminEmail?: string; adminPas
       .returning();
     const [admin] = await tx
       .insert(users)
-      .values({ email, name: 'Administrator', role: 'admin', superAdmin: true, tenantId: tenant.id, passwordHash: await hashPassword(password) })
+      .values({ email, name: 'Administrator', legacyRole: 'admin', superAdmin: true, tenantId: tenant.id, passwordHash: await hashPassword(password) })
       .returning();
-    await tx.insert(tenantMemberships).values({ userId: admin.id, tenantId: tenant.id }).onConflictDoNothing();
+    await tx.insert(tenantMemberships).values({ userId: admin.id, tenantId: tenant.id, role: 'admin' }).onConflictDoNothing();
     if (options.seedDemo) await seedDemoService(tx, tenant.id, admin.email);
     return { created: true, email, generatedPassword, tenantSlug: tenant.slug };
   });

@@ -63,8 +63,9 @@ export interface CreatedUser {
  * A new address makes an account whose primary tenant is `tenant`. An address that already has an
  * account answers 409 when the creator may know it: to a super admin always, to a tenant admin
  * when the account is a member of (or already invited to) their tenant. Otherwise the tenant admin
- * must not learn that it exists: the account is invited instead, untouched (its name, role,
- * password and tenants stay its own). From the tenant's pages a new account is recorded as an
+ * must not learn that it exists: the account is invited instead, untouched (its name, password and
+ * tenants stay its own; accepting makes it a member here with the role entered, and its roles
+ * elsewhere stay as they are). From the tenant's pages a new account is recorded as an
  * invitation too, so the answer, the list, the audit and the assignment are built the same way
  * from what was entered in both cases (docs/decisions/0110-user-creation-without-enumeration.md).
  */
@@ -86,7 +87,7 @@ export async function createUser(db: Executor, req: CreateUserRequest): Promise<
           targetId: row.id,
           details: { email: row.email, role: row.role, ...(req.service ? { serviceId: req.service.row.id } : {}) },
         });
-        const user = { ...row, tenantIds: [tenant.id], tenantName: tenant.name };
+        const user = { ...row, tenantName: tenant.name };
         const assignment = req.service?.assign ? await assignTo(tx, req, req.service.row, row.id) : null;
         return { user, assignment };
       }

@@ -1,5 +1,5 @@
 import type { Executor } from '../db';
-import { listAvailableTenants, type TenantRow, type UserWithTenants } from '../db/queries/users';
+import { listAvailableTenants, roleIn, type TenantRow, type UserWithTenants } from '../db/queries/users';
 import { presentTenant, presentUser } from '../presenters/users';
 import { tenantPermissions } from '../policies';
 import { M } from '../../common/messages';
@@ -20,12 +20,14 @@ export async function describeSession(db: Executor, user: UserWithTenants, super
   const { tenants: available, total } = await listAvailableTenants(db, user, superAdmin, always);
   const tenant = (preferred && available.find((t) => t.id === preferred.id)) ?? available.find((t) => t.id === user.tenantId) ?? available[0] ?? null;
   const primary = available.find((t) => t.id === user.tenantId);
+  // Roles are held per membership: the answer's role is the one in the tenant the session works in.
+  const role = tenant && user.tenantIds.includes(tenant.id) ? roleIn(user, tenant.id) : user.role;
   return {
-    user: presentUser(user, primary?.name ?? tenant?.name ?? null),
+    user: presentUser({ ...user, role }, primary?.name ?? tenant?.name ?? null),
     tenant: tenant ? presentTenant(tenant) : null,
     availableTenants: available.map(presentTenant),
     availableTenantsTotal: total,
-    permissions: tenantPermissions({ userId: user.id, role: user.role, superAdmin }),
+    permissions: tenantPermissions({ userId: user.id, role, superAdmin }),
   };
 }
 

@@ -69,7 +69,7 @@ export async function findOrProvisionEntraUser(db: Db, identity: EntraIdentity, 
       .values({
         email,
         name: identity.name || email,
-        role: options.defaultRole,
+        legacyRole: options.defaultRole,
         tenantId: tenant.id,
         userGroup: 'entra_auto',
         authProvider: 'entra',
@@ -85,7 +85,7 @@ export async function findOrProvisionEntraUser(db: Db, identity: EntraIdentity, 
       if (raced) return { userId: raced.id, outcome: 'matched' as const };
       throw new EntraAccountError(ENTRA_MESSAGES.failed, 'user insert conflicted');
     }
-    await tx.insert(tenantMemberships).values({ userId: created.id, tenantId: tenant.id }).onConflictDoNothing();
+    await tx.insert(tenantMemberships).values({ userId: created.id, tenantId: tenant.id, role: options.defaultRole }).onConflictDoNothing();
     await writeAudit(tx, null, {
       tenantId: tenant.id,
       action: 'user.create',

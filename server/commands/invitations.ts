@@ -33,8 +33,10 @@ export async function loadReceivedInvitations(db: Executor, userId: string) {
 }
 
 /**
- * The invitee joins the tenant. Their account keeps its own role and password; the assignment the
- * admin asked for (a service's Create New User) was made with the invitation and now takes effect.
+ * The invitee joins the tenant with exactly the role the inviter chose (roles are held per
+ * membership: their role in their other tenants is unchanged); their password stays their own. The
+ * assignment the admin asked for (a service's Create New User) was made with the invitation and
+ * now takes effect.
  */
 export async function acceptInvitation(db: Executor, actor: Actor, id: string): Promise<TenantRow> {
   return asSystem(() =>
@@ -43,7 +45,7 @@ export async function acceptInvitation(db: Executor, actor: Actor, id: string): 
       if (!found) throw notFound(INVITATION_MESSAGES.notFound);
       const { invitation, tenant } = found;
       if (tenant.archived) throw conflict(M.tenantArchived);
-      await tx.insert(tenantMemberships).values({ userId: actor.user.id, tenantId: tenant.id }).onConflictDoNothing();
+      await tx.insert(tenantMemberships).values({ userId: actor.user.id, tenantId: tenant.id, role: invitation.role }).onConflictDoNothing();
       await recordAcceptance(tx, actor, invitation);
       return tenant;
     }),

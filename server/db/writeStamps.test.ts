@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { markStreamDown, markStreamUp, raiseStamps, stampOf, StampedCache } from './writeStamps';
 import { buildTestApp, call, type TestApp } from '../test/app';
 import { createWorld, type World } from '../test/factories';
-import { services, users } from './schema';
+import { services, tenantMemberships, users } from './schema';
 
 describe('StampedCache', () => {
   it('serves an entry until one of its tables is written, and reads again after', async () => {
@@ -82,7 +82,7 @@ describe('request caches through the API', () => {
   it('see a demotion written straight to the database on the next request', async () => {
     const create = (name: string) => call(t.app, 'POST', '/api/services', { token: w.tokens.admin, body: { name, slug: name.toLowerCase() } });
     expect((await create('Before')).statusCode).toBe(201);
-    await t.db.update(users).set({ role: 'reader' }).where(eq(users.id, w.users.admin.id));
+    await t.db.update(tenantMemberships).set({ role: 'reader' }).where(eq(tenantMemberships.userId, w.users.admin.id));
     expect((await create('After')).statusCode).toBe(403);
   });
 });

@@ -49,6 +49,26 @@ declare module 'fastify' {
 
 import type { FastifyRequest } from 'fastify';
 import { unauthenticated, forbidden } from '../errors';
+import { roleIn } from '../db/queries/users';
+
+/** Each actor's twins per tenant: the same object for every request of one session in one tenant. */
+const actorsByTenant = new WeakMap<Actor, Map<string, Actor>>();
+
+/**
+ * The actor as it works in a tenant: roles are held per membership (CONTRACT section 4), so a
+ * person's `role` is the one they hold there. An API token holds its own role in its one tenant.
+ * A super admin who is not a member keeps their primary tenant's role, which nothing of theirs reads.
+ */
+export function actorIn(actor: Actor, tenantId: string): Actor {
+  if (actor.apiToken) return actor;
+  const role = actor.user.tenantIds.includes(tenantId) ? roleIn(actor.user, tenantId) : actor.user.role;
+  if (role === actor.role) return actor;
+  let twins = actorsByTenant.get(actor);
+  if (!twins) actorsByTenant.set(actor, (twins = new Map()));
+  let twin = twins.get(tenantId);
+  if (!twin) twins.set(tenantId, (twin = Object.freeze({ ...actor, role })));
+  return twin;
+}
 
 export function requireActor(req: FastifyRequest): Actor {
   if (!req.actor) throw unauthenticated();

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TenantRow } from '../db/queries/users';
-import type { Actor } from './context';
+import { actorIn, type Actor } from './context';
 
 /**
  * A finished answer of a hot read: the route's own headers, as name/value pairs (lower-case names,
@@ -122,10 +122,11 @@ export class HotReads {
     if (!match || !handler) return false;
     const token = bearerToken(req.headers.authorization);
     if (!token) return false;
-    const actor = this.actorOf(token);
-    if (!actor) return false;
-    const tenant = this.tenantOf(req, actor);
+    const signedIn = this.actorOf(token);
+    if (!signedIn) return false;
+    const tenant = this.tenantOf(req, signedIn);
     if (!tenant) return false;
+    const actor = actorIn(signedIn, tenant.id);
     const answer = handler(req, { actor, tenant, tenantId: tenant.id }, match.slice(1));
     if (!answer) return false;
     const limited = this.limit ? this.limit(`u:${actor.user.id}`) : {};

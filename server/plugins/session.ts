@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { M } from '../../common/messages';
 import { unauthenticated } from '../errors';
-import { loadSessionUser, loadUserWithTenants, type UserWithTenants } from '../db/queries/users';
+import { loadSessionUser, loadUserWithTenants, roleIn, type UserWithTenants } from '../db/queries/users';
 import { StampedCache } from '../db/writeStamps';
 import type { Actor } from './context';
 import { bearerToken } from './hotReads';
@@ -73,13 +73,15 @@ async function loadActor(req: FastifyRequest, claims: Claims): Promise<Actor | n
     if (!impersonator || !impersonator.superAdmin) return null;
   }
   const user = loaded.user;
+  const impersonationTenantId = claims.imp ? (claims.tid ?? user.tenantId) : null;
   return {
     user,
     userId: user.id,
-    role: user.role,
+    // The role in the tenant the session starts in; the tenant plugin gives the one of the tenant a request works in.
+    role: impersonationTenantId ? roleIn(user, impersonationTenantId) : user.role,
     superAdmin: user.superAdmin && !impersonator,
     impersonator,
-    impersonationTenantId: claims.imp ? (claims.tid ?? user.tenantId) : null,
+    impersonationTenantId,
     jti: claims.jti,
     exp: claims.exp,
     apiToken: null,
@@ -138,6 +140,7 @@ function apiTokenActor(token: NonNullable<Awaited<ReturnType<typeof findLiveApiT
     email: label,
     name: label,
     role: token.role,
+    roles: { [token.tenantId]: token.role },
     superAdmin: false,
     tenantId: token.tenantId,
     userGroup: 'manual',

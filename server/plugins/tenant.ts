@@ -6,7 +6,7 @@ import { forbidden } from '../errors';
 import { findTenantById, findTenantBySlug, type TenantRow } from '../db/queries/users';
 import { tenantScope, withScope } from '../db/scope';
 import { StampedCache } from '../db/writeStamps';
-import type { Actor } from './context';
+import { actorIn, type Actor } from './context';
 import { belongsTo } from '../policies';
 
 export const TENANT_HEADER = 'x-tenant-slug';
@@ -25,6 +25,8 @@ export const tenantPlugin = fp(async (app) => {
   app.addHook('onRequest', async (req) => {
     if (!req.actor || req.routeOptions.config?.tenant === false) return;
     req.tenant = await resolveTenant(req, req.actor, cache);
+    // From here on the actor holds the role of their membership in this tenant.
+    req.actor = actorIn(req.actor, req.tenant.id);
   });
   // Hot reads take only a tenant already read; a refusal is left to the full route to answer.
   app.hotReads.tenantOf = (req, actor) => {

@@ -186,6 +186,17 @@ export function requireMoveTo(actor: MemberActor, targetTenantId: string): void 
 }
 
 /**
+ * Who may change a member's role in the tenant (PATCH /api/users/{id}): a tenant admin, never on
+ * their own role (400) nor on a super admin's (403). Called with the id alone before the user is
+ * read, and again with the user.
+ */
+export function requireMayChangeRole(actor: PolicyActor, target: { id: string; superAdmin?: boolean }): void {
+  authorize(actor, 'tenant.users');
+  if (target.id === actor.userId) throw invalid(M.cannotChangeOwnRole);
+  if (target.superAdmin) throw forbidden(M.cannotChangeSuperAdminRole);
+}
+
+/**
  * Who may remove a user: nobody removes their own account (400); from a tenant page a super admin
  * is never removed (403). Called with the id alone before the user is read, and again with the user.
  */

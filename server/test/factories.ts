@@ -27,14 +27,15 @@ export async function createUser(
   tenantId: string,
   overrides: Partial<typeof users.$inferInsert> & { role?: Role; extraTenantIds?: string[] } = {},
 ) {
-  const { extraTenantIds = [], ...rest } = overrides;
+  const { extraTenantIds = [], role = 'reader', ...rest } = overrides;
   const u = unique();
   const [user] = await db
     .insert(users)
-    .values({ email: `user-${u}@example.com`, name: `User ${u}`, role: 'reader', tenantId, passwordHash: await passwordHash(), ...rest })
+    .values({ email: `user-${u}@example.com`, name: `User ${u}`, tenantId, passwordHash: await passwordHash(), ...rest })
     .returning();
-  await db.insert(tenantMemberships).values([tenantId, ...extraTenantIds].map((t) => ({ userId: user.id, tenantId: t })));
-  return user;
+  // The same role in every tenant given: a test that needs another role in one tenant sets that membership's.
+  await db.insert(tenantMemberships).values([tenantId, ...extraTenantIds].map((t) => ({ userId: user.id, tenantId: t, role })));
+  return { ...user, role };
 }
 
 export async function createService(db: Executor, tenantId: string, overrides: Partial<typeof services.$inferInsert> = {}) {

@@ -6,7 +6,10 @@ import { useAdminMutation, type Tenant } from './tenants';
 import type { SessionUser } from './storage';
 import type { MembershipsInput } from '../../common/schemas/users';
 
-export type AdminUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'availableTenantsTotal' | 'impersonating'>;
+export type AdminUser = Omit<SessionUser, 'tenant' | 'availableTenants' | 'availableTenantsTotal' | 'impersonating'> & {
+  /** The role held in each tenant of theirs (roles are held per membership); `role` is the one in the primary tenant. */
+  tenant_roles?: Record<string, AdminUser['role']>;
+};
 
 export interface PanelData {
   tenants: Tenant[];
@@ -115,10 +118,10 @@ export const useCreateAdminUser = () =>
 export const useDeleteAdminUser = () => useAdminMutation((id: string) => request(`/admin/users/${id}`, { method: 'DELETE', fallback: M.failedDeleteUser }));
 
 export const useUpdateMemberships = () =>
-  useAdminMutation((input: { id: string } & MembershipsInput) =>
+  useAdminMutation((input: { id: string; memberships: MembershipsInput['memberships'] }) =>
     request<{ user: AdminUser }>(`/admin/users/${input.id}/tenants`, {
       method: 'PATCH',
-      body: { tenantIds: input.tenantIds },
+      body: { memberships: input.memberships },
       fallback: M.failedUpdateMemberships,
     }),
   );

@@ -56,6 +56,16 @@ export function useCreateTenantUser() {
   });
 }
 
+/** A tenant admin changes a member's role in this tenant (or the role a pending invitation grants). */
+export function useChangeTenantUserRole() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; role: TenantUser['role'] }) =>
+      request<{ user: TenantUser }>(`/users/${input.id}`, { method: 'PATCH', body: { role: input.role }, fallback: M.failedUpdateRole }),
+    onSuccess: () => client.invalidateQueries({ queryKey: key }),
+  });
+}
+
 export function useDeleteTenantUser() {
   const client = useQueryClient();
   return useMutation({

@@ -35,6 +35,7 @@ export const DONE = {
   tenantUnarchived: 'Tenant unarchived.',
   tenantDeleted: 'Tenant deleted.',
   userDeleted: 'User deleted.',
+  roleChanged: 'Role changed.',
   invitationWithdrawn: 'Invitation withdrawn.',
   assignmentRoleChanged: 'Role changed.',
   assignmentRemoved: 'Removed from this service.',

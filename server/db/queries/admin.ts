@@ -1,7 +1,8 @@
 import { and, asc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { impersonations, serviceRoleAssignments, tenantMemberships, tenants, users } from '../schema';
-import type { UserWithTenants } from './users';
+import type { Role } from '../../../common/roles';
+import { membershipRoles, roleIn, withMemberships, type UserWithTenants } from './users';
 
 /** A user with memberships and the name of their primary tenant. */
 export interface UserListing extends UserWithTenants {
@@ -41,18 +42,23 @@ function pageConditions(page: UserPageRequest | undefined): SQL[] {
 const tenantIdsOf = (userId: SQL) =>
   sql<string[]>`coalesce((select array_agg(m.tenant_id::text order by m.tenant_id) from tenant_memberships m where m.user_id = ${userId}), '{}')`;
 
-/** What a user's listing reads: the user, the primary tenant's name and the ids of the tenants they belong to. */
+/** What a user's listing reads: the user, the primary tenant's name and the tenants they belong to with their role in each. */
 const listingColumns = {
   user: users,
   tenantName: tenants.name,
-  tenantIds: tenantIdsOf(sql`${users.id}`),
+  roles: membershipRoles(sql`${users.id}`),
 };
 
 /** A user's tenants: the primary one first, then those they are a member of. */
 const withPrimary = (primary: string, memberships: readonly string[] | null) => [...new Set([primary, ...(memberships ?? [])])];
 
-function listing(r: { user: typeof users.$inferSelect | null; tenantName: string | null; tenantIds: string[] | null }): UserListing {
-  return { ...r.user!, tenantIds: withPrimary(r.user!.tenantId, r.tenantIds), tenantName: r.tenantName ?? null };
+/**
+ * A listed user; `role` is their role in `tenantId` when the list is a tenant's, else in their
+ * primary tenant (the super admin panel's Role column).
+ */
+function listing(r: { user: typeof users.$inferSelect | null; tenantName: string | null; roles: Record<string, Role> | null }, tenantId?: string): UserListing {
+  const user = withMemberships(r.user!, r.roles);
+  return { ...user, role: tenantId ? roleIn(user, tenantId) : user.role, tenantName: r.tenantName ?? null };
 }
 
 function usersQuery(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string) {
@@ -70,9 +76,9 @@ function usersQuery(db: Executor, where: SQL[], page?: UserPageRequest, tenantId
 /** The statement that lists a tenant's users (its plan is checked by the tests). */
 export const tenantUsersStatement = (db: Executor, tenantId: string, page?: UserPageRequest) => usersQuery(db, [], page, tenantId).getSQL();
 
-async function listUsers(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string): Promise<UserListing[]> {
+async function listUsers(db: Executor, where: SQL[], page?: UserPageRequest, tenantId?: string, roleTenantId = tenantId): Promise<UserListing[]> {
   const rows = await usersQuery(db, where, page, tenantId);
-  return rows.map(listing);
+  return rows.map((r) => listing(r, roleTenantId));
 }
 
 /** Every user of the installation (super admin panel), or one page of them. */
@@ -105,7 +111,7 @@ interface PersonRow {
   invitation: boolean;
   email: string;
   name: string;
-  role: ListedMember['role'];
+  role: ListedMember['role'] | null;
   super_admin: boolean;
   tenant_id: string;
   user_group: ListedMember['userGroup'];
@@ -124,11 +130,12 @@ interface PersonRow {
  */
 export async function pageTenantPeople(db: Executor, tenantId: string, page: UserPageRequest): Promise<TenantPersonKey[]> {
   const res = await db.execute(sql`
-    select p.id, p.invitation, u.email, u.name, u.role, u.super_admin, u.tenant_id, u.user_group, u.auth_provider, u.created_at,
+    select p.id, p.invitation, u.email, u.name, tm.role, u.super_admin, u.tenant_id, u.user_group, u.auth_provider, u.created_at,
       t.name as tenant_name,
       ${tenantIdsOf(sql`u.id`)} as tenant_ids
     from (${tenantPeopleStatement(tenantId, page, true)}) p
     left join users u on u.id = p.id and not p.invitation
+    left join tenant_memberships tm on tm.user_id = u.id and tm.tenant_id = ${tenantId}
     left join tenants t on t.id = u.tenant_id
     order by p.name, p.email`);
   return (res as unknown as { rows: PersonRow[] }).rows.map((r) => {
@@ -138,7 +145,7 @@ export async function pageTenantPeople(db: Executor, tenantId: string, page: Use
       id,
       name: r.name,
       email: r.email,
-      role: r.role,
+      role: r.role ?? 'reader',
       superAdmin: r.super_admin,
       tenantId: r.tenant_id,
       tenantIds: withPrimary(r.tenant_id, r.tenant_ids),
@@ -189,9 +196,9 @@ export async function findAnyUser(db: Executor, userId: string): Promise<UserLis
   return row;
 }
 
-/** A user of the given tenant; users of other tenants are not found. */
+/** A user of the given tenant, with their role there; users of other tenants are not found. */
 export async function findTenantUser(db: Executor, tenantId: string, userId: string): Promise<UserListing | undefined> {
-  const [row] = await listUsers(db, [eq(users.id, userId), memberOf(tenantId)]);
+  const [row] = await listUsers(db, [eq(users.id, userId), memberOf(tenantId)], undefined, undefined, tenantId);
   return row;
 }
 
@@ -203,16 +210,17 @@ export interface NewUser {
   passwordHash: string | null;
 }
 
-/** Creates a user and their primary membership; answers undefined when the email is taken. */
-export async function insertUser(db: Executor, input: NewUser) {
+/** Creates a user and their primary membership with its role; answers undefined when the email is taken. */
+export async function insertUser(db: Executor, input: NewUser): Promise<UserWithTenants | undefined> {
+  const { role, ...account } = input;
   const [row] = await db
     .insert(users)
-    .values({ ...input, userGroup: 'manual', authProvider: input.passwordHash ? 'local' : 'entra' })
+    .values({ ...account, legacyRole: role, userGroup: 'manual', authProvider: input.passwordHash ? 'local' : 'entra' })
     .onConflictDoNothing()
     .returning();
   if (!row) return undefined;
-  await db.insert(tenantMemberships).values({ userId: row.id, tenantId: input.tenantId }).onConflictDoNothing();
-  return row;
+  await db.insert(tenantMemberships).values({ userId: row.id, tenantId: input.tenantId, role }).onConflictDoNothing();
+  return withMemberships(row, { [input.tenantId]: role });
 }
 
 export async function deleteUser(db: Executor, userId: string): Promise<void> {
@@ -225,8 +233,14 @@ export async function removeFromTenant(db: Executor, tenantId: string, userId: s
   await db.delete(serviceRoleAssignments).where(and(eq(serviceRoleAssignments.tenantId, tenantId), eq(serviceRoleAssignments.userId, userId)));
 }
 
-export async function setUserRole(db: Executor, userId: string, role: NewUser['role']): Promise<void> {
-  await db.update(users).set({ role }).where(eq(users.id, userId));
+/** Sets a member's role in one tenant; answers whether they were a member there. */
+export async function setMembershipRole(db: Executor, tenantId: string, userId: string, role: Role): Promise<boolean> {
+  const rows = await db
+    .update(tenantMemberships)
+    .set({ role })
+    .where(and(eq(tenantMemberships.tenantId, tenantId), eq(tenantMemberships.userId, userId)))
+    .returning({ userId: tenantMemberships.userId });
+  return rows.length > 0;
 }
 
 export async function countTenants(db: Executor, ids: string[]): Promise<number> {
@@ -235,17 +249,27 @@ export async function countTenants(db: Executor, ids: string[]): Promise<number>
   return rows.length;
 }
 
-/** Replaces a user's memberships; leaving a tenant also drops their service roles there. */
-export async function replaceMemberships(db: Executor, userId: string, tenantIds: string[]): Promise<void> {
+/**
+ * Replaces a user's memberships; leaving a tenant also drops their service roles there. A tenant
+ * given with a role takes that role; one given without keeps the role held there, or for a new
+ * membership takes `defaultRole` (the role in the primary tenant).
+ */
+export async function replaceMemberships(
+  db: Executor,
+  userId: string,
+  memberships: readonly { tenantId: string; role?: Role }[],
+  defaultRole: Role,
+): Promise<void> {
   const current = await db.select({ tenantId: tenantMemberships.tenantId }).from(tenantMemberships).where(eq(tenantMemberships.userId, userId));
-  const keep = new Set(tenantIds);
+  const keep = new Set(memberships.map((m) => m.tenantId));
   for (const { tenantId } of current) {
     if (!keep.has(tenantId)) await removeFromTenant(db, tenantId, userId);
   }
   await db
     .insert(tenantMemberships)
-    .values(tenantIds.map((tenantId) => ({ userId, tenantId })))
+    .values(memberships.map((m) => ({ userId, tenantId: m.tenantId, role: m.role ?? defaultRole })))
     .onConflictDoNothing();
+  for (const m of memberships) if (m.role) await setMembershipRole(db, m.tenantId, userId, m.role);
 }
 
 export async function insertImpersonation(db: Executor, row: typeof impersonations.$inferInsert) {

@@ -66,6 +66,16 @@ export async function findInvitationOf(db: Executor, tenantId: string, userId: s
   return row;
 }
 
+/** Changes the role a pending invitation grants; answers whether it was the tenant's. */
+export async function setInvitationRole(db: Executor, tenantId: string, id: string, role: InvitationRow['role']): Promise<boolean> {
+  const rows = await db
+    .update(tenantInvitations)
+    .set({ role })
+    .where(and(eq(tenantInvitations.tenantId, tenantId), eq(tenantInvitations.id, id)))
+    .returning({ id: tenantInvitations.id });
+  return rows.length > 0;
+}
+
 export async function deleteInvitation(db: Executor, tenantId: string, id: string): Promise<boolean> {
   const rows = await db
     .delete(tenantInvitations)

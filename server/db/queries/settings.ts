@@ -121,13 +121,14 @@ export interface AssignableUser {
   role: Role;
 }
 
-const assignableColumns = {
+/** What a person the tenant's admins can assign is listed with: the role is the one held in this tenant (or the invitation's). */
+const assignableColumns = (tenantId: string) => ({
   id: sql<string>`coalesce(${tenantInvitations.id}, ${users.id})`,
   accountId: users.id,
   name: sql<string>`coalesce(${tenantInvitations.name}, ${users.name})`,
   email: users.email,
-  role: sql<Role>`coalesce(${tenantInvitations.role}, ${users.role})`,
-};
+  role: sql<Role>`coalesce(${tenantInvitations.role}, (select m.role from tenant_memberships m where m.user_id = ${users.id} and m.tenant_id = ${tenantId}), 'reader')`,
+});
 
 /**
  * The people who can be assigned to the tenant's services: its members and its pending invitees
@@ -137,18 +138,19 @@ const assignableColumns = {
 export function listTenantUsers(db: Executor, tenantId: string): Promise<AssignableUser[]> {
   // From the ids of its members and invitees (each read by its index), not from every user.
   const ids = sql`(${tenantUserIds(tenantId)} union select i.user_id from tenant_invitations i where i.tenant_id = ${tenantId})`;
+  const columns = assignableColumns(tenantId);
   return db
-    .select(assignableColumns)
+    .select(columns)
     .from(users)
     .innerJoin(sql`${ids} as assignable_ids`, sql`assignable_ids.id = ${users.id}`)
     .leftJoin(tenantInvitations, pendingHere(tenantId))
-    .orderBy(asc(assignableColumns.name), asc(users.email));
+    .orderBy(asc(columns.name), asc(users.email));
 }
 
 export async function findTenantUser(db: Executor, tenantId: string, where: { id: string } | { email: string }): Promise<AssignableUser | undefined> {
   const cond = 'id' in where ? knownAs(where.id) : eq(users.email, where.email.toLowerCase());
   const [row] = await db
-    .select(assignableColumns)
+    .select(assignableColumns(tenantId))
     .from(users)
     .leftJoin(tenantInvitations, pendingHere(tenantId))
     .where(and(cond, sql`(${memberOf(tenantId)} or ${tenantInvitations.id} is not null)`))

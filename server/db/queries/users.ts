@@ -1,14 +1,30 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { SESSION_TENANTS_CAP } from '../../../common/limits';
-import { impersonations, revokedTokens, tenantMemberships, tenants, users } from '../schema';
+import type { Role } from '../../../common/roles';
+import { impersonations, revokedTokens, tenants, users } from '../schema';
 
 export type UserRow = typeof users.$inferSelect;
 export type TenantRow = typeof tenants.$inferSelect;
 
-/** A user with the ids of every tenant they belong to (the primary tenant included). */
-export interface UserWithTenants extends UserRow {
+/**
+ * A user with the ids of every tenant they belong to (the primary tenant included) and their role
+ * in each (roles are held per membership: docs/decisions/0144-roles-per-membership.md). `role` is
+ * the role in the primary tenant; a request's actor carries the role in the tenant it works in.
+ */
+export interface UserWithTenants extends Omit<UserRow, 'legacyRole'> {
   tenantIds: string[];
+  role: Role;
+  roles: Readonly<Record<string, Role>>;
+}
+
+/** A person's memberships as one JSON object, tenant id -> role, read in the same statement as the user. */
+export const membershipRoles = (userId: SQL) =>
+  sql<Record<string, Role> | null>`(select json_object_agg(m.tenant_id::text, m.role) from tenant_memberships m where m.user_id = ${userId})`;
+
+/** The person's role in a tenant they belong to; a membership missing (a record from before memberships held roles) reads as reader. */
+export function roleIn(user: Pick<UserWithTenants, 'roles'>, tenantId: string): Role {
+  return user.roles[tenantId] ?? 'reader';
 }
 
 export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
@@ -33,7 +49,7 @@ export async function loadSessionUser(
   const rows = await db
     .select({
       user: users,
-      tenantIds: sql<string[]>`coalesce((select array_agg(m.tenant_id::text) from tenant_memberships m where m.user_id = ${users.id}), '{}')`,
+      roles: membershipRoles(sql`${users.id}`),
       revoked,
     })
     .from(users)
@@ -41,23 +57,24 @@ export async function loadSessionUser(
     .limit(1);
   const row = rows[0];
   if (!row) return undefined;
-  return { user: withPrimary(row.user, row.tenantIds), revoked: Boolean(row.revoked) };
+  return { user: withMemberships(row.user, row.roles), revoked: Boolean(row.revoked) };
 }
 
 export async function loadUserWithTenants(db: Executor, userId: string): Promise<UserWithTenants | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
-  if (!row) return undefined;
-  const memberships = await db.select({ tenantId: tenantMemberships.tenantId }).from(tenantMemberships).where(eq(tenantMemberships.userId, userId));
-  return withPrimary(
-    row,
-    memberships.map((m) => m.tenantId),
-  );
+  const [row] = await db
+    .select({ user: users, roles: membershipRoles(sql`${users.id}`) })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
+  return row ? withMemberships(row.user, row.roles) : undefined;
 }
 
-function withPrimary(user: UserRow, tenantIds: string[]): UserWithTenants {
-  const ids = new Set(tenantIds);
-  ids.add(user.tenantId);
-  return { ...user, tenantIds: [...ids] };
+/** A user row with its memberships: the primary tenant first, each with its role. */
+export function withMemberships(row: UserRow, roles: Record<string, Role> | null): UserWithTenants {
+  const { legacyRole: _unread, ...user } = row;
+  const held = roles ?? {};
+  const tenantIds = [...new Set([user.tenantId, ...Object.keys(held)])];
+  return { ...user, tenantIds, roles: held, role: roleIn({ roles: held }, user.tenantId) };
 }
 
 export async function findTenantBySlug(db: Executor, slug: string): Promise<TenantRow | undefined> {

@@ -33,7 +33,13 @@ export const users = pgTable(
     id: id(),
     email: text('email').notNull(),
     name: text('name').notNull(),
-    role: text('role', { enum: ['reader', 'editor', 'admin'] })
+    /**
+     * Not read: a person's role is held per tenant, by their membership (tenant_memberships.role,
+     * docs/decisions/0144-roles-per-membership.md). The column stays so that the processes of the
+     * previous release keep working on the migrated schema during a rolling upgrade; a release that
+     * removes columns drops it.
+     */
+    legacyRole: text('role', { enum: ['reader', 'editor', 'admin'] })
       .notNull()
       .default('reader'),
     superAdmin: boolean('super_admin').notNull().default(false),
@@ -75,6 +81,10 @@ export const tenantMemberships = pgTable(
     tenantId: uuid('tenant_id')
       .notNull()
       .references(() => tenants.id, { onDelete: 'cascade' }),
+    /** The person's role in this tenant (CONTRACT section 4): each tenant's own, whatever they hold elsewhere. */
+    role: text('role', { enum: ['reader', 'editor', 'admin'] })
+      .notNull()
+      .default('reader'),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.tenantId] }), index('tenant_memberships_tenant_idx').on(t.tenantId)],

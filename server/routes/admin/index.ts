@@ -14,7 +14,7 @@ import {
 } from '../../../common/schemas/users';
 import { documented, type RouteDoc } from '../../openapi';
 import { conflict, invalid, notFound } from '../../errors';
-import { findTenantById } from '../../db/queries/users';
+import { findTenantById, roleIn } from '../../db/queries/users';
 import type { Executor } from '../../db/client';
 import {
   encodeCursor,
@@ -35,7 +35,7 @@ import {
   findAnyUser,
   listAllUsers,
   replaceMemberships,
-  setUserRole,
+  setMembershipRole,
   type UserListing,
 } from '../../db/queries/admin';
 import { presentTenant, presentUser } from '../../presenters/users';
@@ -70,7 +70,8 @@ async function pageOfTenants(db: Executor, query: { includeArchived: boolean; se
   return { tenants: shown.map(presentTenant), next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null };
 }
 
-const present = (u: UserListing) => presentUser(u, u.tenantName);
+/** A user as the panel lists them: the role in their primary tenant, and their role in each tenant of theirs. */
+const present = (u: UserListing) => ({ ...presentUser(u, u.tenantName), tenant_roles: { ...u.roles } });
 
 function userIdOf(req: FastifyRequest): string {
   const parsed = idParamSchema.safeParse(req.params);
@@ -173,27 +174,37 @@ export default async function adminRoutes(app: FastifyInstance) {
     },
   );
 
-  app.patch('/admin/users/:id', cross("Change a user's role (it holds in every tenant of theirs)", user, { body: roleChangeSchema }), async (req) => {
-    const actor = requireActor(req);
-    requirePlatform(actor);
-    const id = userIdOf(req);
-    const input = parse(roleChangeSchema, req.body);
-    const user = await findAnyUser(db(), id);
-    if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
-    if (user.role !== input.role) {
-      await db().transaction(async (tx) => {
-        await setUserRole(tx, id, input.role);
-        await writeAudit(tx, actor, {
-          tenantId: user.tenantId,
-          action: 'user.role_change',
-          targetType: 'user',
-          targetId: id,
-          details: { from: user.role, to: input.role },
+  app.patch(
+    '/admin/users/:id',
+    cross("Change a user's role in one tenant of theirs (tenantId; their primary tenant without it)", user, {
+      body: roleChangeSchema,
+      errors: { 400: ADMIN_MESSAGES.notTenantMember },
+    }),
+    async (req) => {
+      const actor = requireActor(req);
+      requirePlatform(actor);
+      const id = userIdOf(req);
+      const input = parse(roleChangeSchema, req.body);
+      const user = await findAnyUser(db(), id);
+      if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
+      const tenantId = input.tenantId ?? user.tenantId;
+      if (!user.tenantIds.includes(tenantId)) throw invalid(ADMIN_MESSAGES.notTenantMember, 'tenantId');
+      const from = roleIn(user, tenantId);
+      if (from !== input.role) {
+        await db().transaction(async (tx) => {
+          await setMembershipRole(tx, tenantId, id, input.role);
+          await writeAudit(tx, actor, {
+            tenantId,
+            action: 'user.role_change',
+            targetType: 'user',
+            targetId: id,
+            details: { from, to: input.role },
+          });
         });
-      });
-    }
-    return { user: present((await findAnyUser(db(), id))!) };
-  });
+      }
+      return { user: present((await findAnyUser(db(), id))!) };
+    },
+  );
 
   app.delete('/admin/users/:id', cross('Delete a user account (not your own)', { 204: null }), async (req, reply) => {
     const actor = requireActor(req);
@@ -221,17 +232,21 @@ export default async function adminRoutes(app: FastifyInstance) {
       if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
       if (!input.tenantIds.includes(user.tenantId)) throw invalid(M.membershipPrimary, 'tenantIds');
       if ((await countTenants(db(), input.tenantIds)) !== input.tenantIds.length) throw invalid(ADMIN_MESSAGES.unknownTenant, 'tenantIds');
-      await db().transaction(async (tx) => {
-        await replaceMemberships(tx, id, input.tenantIds);
+      const after = (await db().transaction(async (tx) => {
+        // A new membership takes the role held in the primary tenant unless one is chosen.
+        await replaceMemberships(tx, id, input.memberships, user.role);
+        const changed = (await findAnyUser(tx, id))!;
+        const rolesOf = (u: UserListing) => Object.fromEntries([...u.tenantIds].sort().map((t) => [t, roleIn(u, t)]));
         await writeAudit(tx, actor, {
           tenantId: user.tenantId,
           action: 'user.memberships_change',
           targetType: 'user',
           targetId: id,
-          details: { from: [...user.tenantIds].sort(), to: [...input.tenantIds].sort() },
+          details: { from: [...user.tenantIds].sort(), to: [...input.tenantIds].sort(), roles: { from: rolesOf(user), to: rolesOf(changed) } },
         });
-      });
-      return { user: present((await findAnyUser(db(), id))!) };
+        return changed;
+      }))!;
+      return { user: present(after) };
     },
   );
 }

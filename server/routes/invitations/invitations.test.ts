@@ -35,7 +35,13 @@ async function invite(email: string, by = { token: w.tokens.admin, tenant: w.ten
 async function account(id: string) {
   const [u] = await t.db.select().from(users).where(eq(users.id, id));
   const memberships = await t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, id));
-  return { name: u.name, role: u.role, passwordHash: u.passwordHash, tenantId: u.tenantId, memberships: memberships.map((m) => m.tenantId).sort() };
+  return {
+    name: u.name,
+    passwordHash: u.passwordHash,
+    tenantId: u.tenantId,
+    memberships: memberships.map((m) => m.tenantId).sort(),
+    roles: Object.fromEntries(memberships.map((m) => [m.tenantId, m.role])),
+  };
 }
 
 const pending = async (id: string) => (await t.db.select().from(tenantInvitations).where(eq(tenantInvitations.id, id))).length === 1;
@@ -62,7 +68,7 @@ describe('invitations in the session answers', () => {
 });
 
 describe('POST /api/invitations/:id/accept', () => {
-  it('makes the invitee a member of the tenant with their own role and password, and removes the invitation', async () => {
+  it('makes the invitee a member of the tenant with the role the inviter chose and their own password, and removes the invitation', async () => {
     const x = await outsider('reader');
     const before = await account(x.user.id);
     const id = await invite(x.user.email);
@@ -72,22 +78,28 @@ describe('POST /api/invitations/:id/accept', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json().tenant).toMatchObject({ id: w.tenant.id, slug: w.tenant.slug, name: w.tenant.name });
 
-    expect(await account(x.user.id)).toEqual({ ...before, memberships: [...before.memberships, w.tenant.id].sort() });
+    // The role chosen (admin) holds in this tenant; the role in their own tenant stays.
+    expect(await account(x.user.id)).toEqual({
+      ...before,
+      memberships: [...before.memberships, w.tenant.id].sort(),
+      roles: { ...before.roles, [w.tenant.id]: 'admin' },
+    });
     expect(await pending(id)).toBe(false);
     expect((await call(t.app, 'GET', '/api/services', { token: x.token, tenant: w.tenant.slug })).statusCode).toBe(200);
     const me = (await call(t.app, 'GET', '/api/auth/me', { token: x.token })).json();
     expect(me.invitations).toEqual([]);
     expect(me.availableTenants.map((tn: { id: string }) => tn.id)).toContain(w.tenant.id);
     expect(me.user.role).toBe('reader');
+    expect((await call(t.app, 'GET', '/api/auth/me', { token: x.token, tenant: w.tenant.slug })).json().user.role).toBe('admin');
 
-    // The tenant's list now shows the member as they are.
+    // The tenant's list now shows the member with the role they hold here.
     const list = (await call(t.app, 'GET', '/api/users', { token: w.tokens.admin })).json().users as {
       id: string;
       name: string;
       role: string;
       invitation: boolean;
     }[];
-    expect(list.find((u) => u.id === x.user.id)).toMatchObject({ name: x.user.name, role: 'reader', invitation: false });
+    expect(list.find((u) => u.id === x.user.id)).toMatchObject({ name: x.user.name, role: 'admin', invitation: false });
     expect(list.map((u) => u.id)).not.toContain(id);
 
     expect(await audits('invitation.accept', id)).toMatchObject([{ tenantId: w.tenant.id, actorId: x.user.id }]);

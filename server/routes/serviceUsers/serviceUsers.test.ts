@@ -227,8 +227,9 @@ describe('POST /api/services/:id/users/new with the address of an account outsid
     const [invitation] = (await call(t.app, 'GET', '/api/auth/me', { token })).json().invitations;
     expect((await call(t.app, 'POST', `/api/invitations/${invitation.id}/accept`, { token })).statusCode).toBe(200);
     expect((await assignmentsOf(s.id)).find((a) => a.user_id === stranger.id)).toMatchObject({ role: 'editor', user_name: 'Own Name' });
-    const [after] = await t.db.select().from(users).where(eq(users.id, stranger.id));
-    expect(after.role).toBe('reader');
+    // The invitation's role (editor) is their role in this tenant; their own tenant's role stays.
+    const roles = await t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, stranger.id));
+    expect(Object.fromEntries(roles.map((m) => [m.tenantId, m.role]))).toEqual({ [w.other.id]: 'reader', [w.tenant.id]: 'editor' });
   });
 
   it('with assign off answers assignment null and assigns nothing on acceptance either', async () => {

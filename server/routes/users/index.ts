@@ -1,19 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_MESSAGES, createTenantUserSchema, idParamSchema, tenantUserPageSchema, userAnswerSchema } from '../../../common/schemas/users';
+import { z } from 'zod';
+import {
+  ADMIN_MESSAGES,
+  createTenantUserSchema,
+  idParamSchema,
+  memberRoleChangeSchema,
+  tenantListUserSchema,
+  tenantUserPageSchema,
+  userAnswerSchema,
+} from '../../../common/schemas/users';
 import { M } from '../../../common/messages';
 import { documented, type RouteDoc } from '../../openapi';
 
 const tenantUsers = documented('Tenant users');
 const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => tenantUsers(summary, 'tenant.users', responses, extra);
 import { notFound } from '../../errors';
-import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant } from '../../db/queries/admin';
+import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant, setMembershipRole } from '../../db/queries/admin';
 import type { TenantRow } from '../../db/queries/users';
 import { encodeCursor, isPaged, USER_LIST_CAP, USER_PAGE_DEFAULT, userPageQuerySchema, type UserPageQuery } from '../../../common/schemas/paging';
-import { findInvitationOf, findTenantInvitation, listTenantInvitations } from '../../db/queries/invitations';
+import { findInvitationOf, findTenantInvitation, listTenantInvitations, setInvitationRole } from '../../db/queries/invitations';
 import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
-import { requireMayRemoveUser, requireTenant } from '../../policies';
+import { requireMayChangeRole, requireMayRemoveUser, requireTenant } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser, decideCreatorScope, presentInvitationAsUser } from '../../commands/createUser';
@@ -87,6 +96,53 @@ export default async function userRoutes(app: FastifyInstance) {
       // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
       const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
       return reply.status(201).send({ user: presentUser(user, user.tenantName) });
+    },
+  );
+
+  app.patch(
+    '/users/:id',
+    doc(
+      "Change a member's role in this tenant (or the role a pending invitation grants); never your own, never a super admin's",
+      { 200: z.object({ user: tenantListUserSchema }) },
+      { body: memberRoleChangeSchema, errors: { 400: M.cannotChangeOwnRole, 403: M.cannotChangeSuperAdminRole } },
+    ),
+    async (req) => {
+      const { actor, tenant, tenantId } = scope(req);
+      const parsed = idParamSchema.safeParse(req.params);
+      if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
+      const id = parsed.data.id;
+      requireMayChangeRole(actor, { id });
+      const { role } = parse(memberRoleChangeSchema, req.body);
+      const invitation = await findTenantInvitation(db(), tenantId, id);
+      if (invitation) {
+        await db().transaction(async (tx) => {
+          await setInvitationRole(tx, tenantId, id, role);
+          await writeAudit(tx, actor, {
+            tenantId,
+            action: 'user.role_change',
+            targetType: 'invitation',
+            targetId: id,
+            details: { email: invitation.email, from: invitation.role, to: role },
+          });
+        });
+        return { user: presentTenantListUser(presentInvitationAsUser({ ...invitation, role }, tenant), true) };
+      }
+      const user = await findTenantUser(db(), tenantId, id);
+      if (!user || (await findInvitationOf(db(), tenantId, id))) throw notFound(ADMIN_MESSAGES.userNotFound);
+      requireMayChangeRole(actor, user);
+      if (user.role !== role) {
+        await db().transaction(async (tx) => {
+          await setMembershipRole(tx, tenantId, id, role);
+          await writeAudit(tx, actor, {
+            tenantId,
+            action: 'user.role_change',
+            targetType: 'user',
+            targetId: id,
+            details: { email: user.email, from: user.role, to: role },
+          });
+        });
+      }
+      return { user: presentTenantListUser({ ...user, role }, false) };
     },
   );
 

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, serviceRoleAssignments, tenantInvitations, users } from '../../db/schema';
+import { auditLog, serviceRoleAssignments, tenantInvitations, tenantMemberships, users } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createService, createTenant, createUser, PASSWORD, signIn } from '../../test/factories';
 
@@ -125,7 +125,10 @@ describe('adding a new address and an address of another tenant, as a tenant adm
     expect(actions).not.toContain('user.create');
     // The account of the other tenant is untouched, and its assignment is real.
     const account = await accountByEmail(outside.viaService.email);
-    expect(account).toMatchObject({ name: 'Own Name 1', role: 'reader', tenantId: elsewhere.id });
+    expect(account).toMatchObject({ name: 'Own Name 1', tenantId: elsewhere.id });
+    // Not accepted yet: the only membership is the account's own tenant's, with its role.
+    const memberships = await t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, account!.id));
+    expect(memberships.map((m) => [m.tenantId, m.role])).toEqual([[elsewhere.id, 'reader']]);
     expect(await assignmentsOfAccount(outside.c.tenant.id, account!.id)).toMatchObject([{ role: 'editor' }]);
   });
 

@@ -140,7 +140,7 @@ async function accountState(id: string) {
   const memberships = await t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, id));
   return {
     name: u.name,
-    role: u.role,
+    roles: Object.fromEntries(memberships.map((m) => [m.tenantId, m.role])),
     passwordHash: u.passwordHash,
     tenantId: u.tenantId,
     superAdmin: u.superAdmin,

@@ -192,7 +192,7 @@ export default function SuperAdminPage() {
         user={managing}
         includeArchived={showArchived}
         onClose={() => setManaging(null)}
-        onSave={(tenantIds) => updateMemberships.mutateAsync({ id: managing!.id, tenantIds })}
+        onSave={(memberships) => updateMemberships.mutateAsync({ id: managing!.id, memberships })}
       />
       <ImpersonateModal user={impersonating} onClose={() => setImpersonating(null)} onStart={(reason) => impersonate(impersonating!, reason)} />
       <ConfirmDialog

@@ -5,7 +5,7 @@ import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { createTenantUserSchema } from '../../../common/schemas/users';
 import { useTenantAudit } from '../../api/audit';
-import { useCreateTenantUser, useDeleteTenantUser, useTenantUserPages, type TenantUser } from '../../api/users';
+import { useChangeTenantUserRole, useCreateTenantUser, useDeleteTenantUser, useTenantUserPages, type TenantUser } from '../../api/users';
 import { AppLayout } from '../../components/AppLayout';
 import { AuditLogTable } from '../../components/AuditLogTable';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -48,6 +48,7 @@ export default function TenantSettingsPage() {
   const { rows, loadMore } = usePagedRows(users, usersOf);
   const createUser = useCreateTenantUser();
   const deleteUser = useDeleteTenantUser();
+  const changeRole = useChangeTenantUserRole();
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
   const [adding, setAdding] = useState(false);
@@ -61,6 +62,19 @@ export default function TenantSettingsPage() {
       setDeleting(target);
     },
     [user?.id],
+  );
+
+  const onRoleChange = useCallback(
+    (target: TenantUser, role: TenantUser['role']) => {
+      setMessage(null);
+      changeRole.mutate(
+        { id: target.id, role },
+        { onSuccess: () => notifySuccess(DONE.roleChanged), onError: (err) => setMessage(messageOf(err, M.failedUpdateRole)) },
+      );
+    },
+    // The mutation's own function is stable; the whole result object is not.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [changeRole.mutate],
   );
 
   const loadError = users.isError && !loadErrorDismissed ? messageOf(users.error, M.failedLoadUsers) : null;
@@ -87,7 +101,7 @@ export default function TenantSettingsPage() {
           <Button onClick={() => setAdding(true)}>+ Add User</Button>
         </Group>
         <SearchInput label="Search users" placeholder="Search users..." onSearch={setSearch} mb="sm" maw={360} />
-        <TenantUserTable rows={rows} complete={!users.hasNextPage} onNearEnd={loadMore} onDelete={askDelete} />
+        <TenantUserTable rows={rows} complete={!users.hasNextPage} onNearEnd={loadMore} onDelete={askDelete} onRoleChange={onRoleChange} selfId={user?.id} />
         {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
         {users.isLoading ? <Text c="dimmed">Loading users...</Text> : null}
       </Paper>

@@ -1,9 +1,11 @@
-import { Alert, Checkbox, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Checkbox, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { SEARCH_DEBOUNCE_MS } from '../../../../common/limits';
 import { M } from '../../../../common/messages';
 import { membershipsSchema } from '../../../../common/schemas/users';
+import type { Role } from '../../../../common/roles';
+import { ROLE_OPTIONS } from '../../../lib/roles';
 import { messageOf } from '../../../api/client';
 import { useTenantOptions, useTenantsById, type AdminUser } from '../../../api/admin';
 import type { Tenant } from '../../../api/tenants';
@@ -21,20 +23,22 @@ interface Props {
   /** Whether archived tenants are offered to join (as the panel's 'Show Archived Tenants'). */
   includeArchived: boolean;
   onClose: () => void;
-  onSave: (tenantIds: string[]) => Promise<unknown>;
+  onSave: (memberships: { tenantId: string; role: Role }[]) => Promise<unknown>;
 }
 
 /**
  * Manage Tenant Memberships: one checkbox per tenant the user belongs to (their names looked up
  * by id, archived ones included), and one per tenant found by a search on the server, at most a
- * page of them. The form asks for at least one tenant; that the primary tenant stays is the
- * server's answer, as it knows the user.
+ * page of them; beside each tenant checked, the role held there (roles are held per membership; a
+ * tenant added starts with the role of the primary tenant). The form asks for at least one tenant;
+ * that the primary tenant stays is the server's answer, as it knows the user.
  */
 export function MembershipsModal({ user, includeArchived, onClose, onSave }: Props) {
   const form = useSchemaForm(membershipsSchema, { tenantIds: [] as string[] });
   // Tenants shown whatever the search: the user's own, and those checked since the modal opened.
   const [kept, setKept] = useState<Tenant[]>([]);
   const [typed, setTyped] = useState('');
+  const [roles, setRoles] = useState<Record<string, Role>>({});
   const { busy, error, setError, run } = useSubmit(M.failedUpdateMemberships);
   const members = useTenantsById(user?.tenant_ids ?? [], user !== null);
   const [search] = useDebouncedValue(typed.trim(), SEARCH_DEBOUNCE_MS);
@@ -42,6 +46,7 @@ export function MembershipsModal({ user, includeArchived, onClose, onSave }: Pro
 
   useFreshOnOpen(user, form, setError, () => {
     if (user) form.setInitialValues({ tenantIds: user.tenant_ids });
+    setRoles({ ...(user?.tenant_roles ?? {}) });
     setKept([]);
     setTyped('');
   });
@@ -58,8 +63,9 @@ export function MembershipsModal({ user, includeArchived, onClose, onSave }: Pro
     form.setFieldValue('tenantIds', next);
   };
 
+  const roleIn = (tenantId: string): Role => roles[tenantId] ?? user?.role ?? 'reader';
   const save = form.onSubmit(async ({ tenantIds }) => {
-    if (await run(() => onSave([...new Set(tenantIds)]))) {
+    if (await run(() => onSave([...new Set(tenantIds)].map((tenantId) => ({ tenantId, role: roleIn(tenantId) }))))) {
       notifySuccess(MEMBERSHIPS_SAVED);
       onClose();
     }
@@ -96,7 +102,18 @@ export function MembershipsModal({ user, includeArchived, onClose, onSave }: Pro
               </Text>
             ) : null}
             {[...shown.list, ...shown.results].map((t) => (
-              <Checkbox key={t.id} value={t.id} label={label(t)} />
+              <Group key={t.id} justify="space-between" wrap="nowrap" gap="sm">
+                <Checkbox value={t.id} label={label(t)} />
+                {form.values.tenantIds.includes(t.id) ? (
+                  <NativeSelect
+                    size="xs"
+                    aria-label={`Role in ${t.name}`}
+                    data={ROLE_OPTIONS}
+                    value={roleIn(t.id)}
+                    onChange={(e) => setRoles((r) => ({ ...r, [t.id]: e.currentTarget.value as Role }))}
+                  />
+                ) : null}
+              </Group>
             ))}
           </Stack>
         </Checkbox.Group>
