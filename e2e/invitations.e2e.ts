@@ -2,7 +2,10 @@ import { test, expect, ADMIN, apiAs, expectAccessible, loginThroughPage } from '
 import { invitationNotice } from '../common/schemas/invitations';
 
 test.describe('Invitations', () => {
-  test('a tenant admin adds a person of another tenant, who joins from the dashboard and can switch to the tenant', async ({ page, request }) => {
+  test('a tenant admin adds a person of another tenant, who joins from the dashboard with the role chosen, which the admin then changes', async ({
+    page,
+    request,
+  }) => {
     test.setTimeout(120_000);
     const u = `${Date.now()}`;
     const admin = await apiAs(request, ADMIN.email, ADMIN.password);
@@ -57,5 +60,25 @@ test.describe('Invitations', () => {
     await switcher.selectOption({ label: tenantA.name });
     await expect(page.getByRole('heading', { level: 1, name: tenantA.name })).toBeVisible();
     await expect(page.getByTestId('footer-tenant')).toHaveText(`Current Tenant: ${tenantA.name} (${tenantA.slug})`);
+    await page.getByRole('button', { name: 'Log Out' }).click();
+    await expect(page).toHaveURL(/\/login$/);
+
+    // Tenant A's admin sees the person as a member with the role chosen (editor), not their own (reader), and changes it.
+    await loginThroughPage(page, adminOfA.email, adminOfA.password);
+    await expect(page.getByRole('heading', { level: 1, name: tenantA.name })).toBeVisible();
+    await page.goto('/tenant-settings');
+    const member = page.getByRole('region', { name: /^Users of/ }).getByRole('row', { name: new RegExp(personOfB.email) });
+    await expect(member).not.toContainText('Invited');
+    const role = member.getByRole('combobox', { name: `Role of ${personOfB.email}` });
+    await expect(role).toHaveValue('editor');
+    await role.selectOption('reader');
+    await expect(page.getByRole('status').filter({ hasText: 'Role changed.' })).toBeVisible();
+    await page.reload();
+    await expect(page.getByRole('region', { name: /^Users of/ }).getByRole('combobox', { name: `Role of ${personOfB.email}` })).toHaveValue('reader');
+    // Their own role is not theirs to change: shown as text.
+    const own = page.getByRole('region', { name: /^Users of/ }).getByRole('row', { name: new RegExp(adminOfA.email) });
+    await expect(own.getByRole('combobox')).toHaveCount(0);
+    await expect(own).toContainText('Admin');
+    await expectAccessible(page, 'tenant settings with role selects');
   });
 });

@@ -11,6 +11,10 @@ export const INTEGRATION_MESSAGES = {
   tokenExpiryInPast: 'The expiry must be in the future',
   tokenServiceUnknown: 'One of the services does not exist in this tenant',
   tokenNotFound: 'API token not found',
+  tokenSuspendedCreatorGone: 'This API token is suspended: the person who created it no longer has an account. A tenant admin can re-issue it.',
+  tokenSuspendedCreatorLeft: 'This API token is suspended: the person who created it is no longer a member of this tenant. A tenant admin can re-issue it.',
+  tokenSuspendedCreatorDemoted:
+    'This API token is suspended: the person who created it no longer holds its role in this tenant. A tenant admin can re-issue it.',
   tokenLimitReached: `This tenant has ${MAX_ACTIVE_API_TOKENS} API tokens in use, the most it can have. Revoke one it no longer needs first.`,
   tokenCreated: 'API token created. Copy the secret now: it is not shown again.',
   tokenRevoked: 'API token revoked',
@@ -122,6 +126,8 @@ export interface ApiTokenView {
   last_used_at: string | null;
   created_at: string;
   tenant_id: string;
+  /** Why it answers 401 although not revoked (its creator's rights no longer cover its role); null while it works. */
+  suspended_reason: string | null;
 }
 
 /** A token as the Super Admin Panel lists it: with its tenant's name, its services' names and when it was revoked. */
@@ -169,6 +175,10 @@ export const apiTokenViewSchema = z.object({
   expires_at: isoDate.nullable(),
   last_used_at: isoDate.nullable(),
   created_at: isoDate,
+  suspended_reason: z
+    .string()
+    .nullable()
+    .describe("Why the token answers 401 although not revoked: its creator's rights in the tenant no longer cover its role (re-issue it); null when it works"),
 });
 export const adminApiTokenViewSchema = apiTokenViewSchema.extend({
   tenant_name: z.string(),

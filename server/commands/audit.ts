@@ -38,6 +38,7 @@ export type AuditAction =
   | 'aspect.delete'
   | 'api_token.create'
   | 'api_token.revoke'
+  | 'api_token.reissue'
   | 'webhook.create'
   | 'webhook.update'
   | 'webhook.delete'

@@ -8,6 +8,7 @@ import type { Actor } from './context';
 import { bearerToken } from './hotReads';
 import { hashApiTokenSecret, isApiTokenSecret, isWellFormedApiTokenSecret } from '../auth/apiTokens';
 import { findLiveApiToken, touchApiToken } from '../db/queries/integrations';
+import { tokenSuspension } from '../policies';
 
 const SESSION_TABLES = ['users', 'tenant_memberships', 'tenants', 'revoked_tokens', 'impersonations'];
 
@@ -89,7 +90,7 @@ async function loadActor(req: FastifyRequest, claims: Claims): Promise<Actor | n
 }
 
 /** The tables an API token's caller is built from: revoking, expiring or archiving is heard at once by every process. */
-const API_TOKEN_TABLES = ['api_tokens', 'tenants'];
+const API_TOKEN_TABLES = ['api_tokens', 'tenants', 'users', 'tenant_memberships'];
 /** The expiry of a token without one (9999-12-31T23:59:59Z): a date every consumer can still write. */
 const NEVER = 253_402_300_799;
 /** A token's last use is written at most this often by one process. */
@@ -101,11 +102,12 @@ const TOUCH_EVERY_MS = 60_000;
  * know these callers (their token is no session), so API tokens always take the full route.
  */
 class ApiTokenActors {
-  private readonly cache: StampedCache<Actor | null>;
+  /** The token's caller, or why it is suspended, or null for no live token. */
+  private readonly cache: StampedCache<Actor | string | null>;
   private readonly touched = new Map<string, number>();
 
   constructor(maxAgeMs: number) {
-    this.cache = new StampedCache<Actor | null>(API_TOKEN_TABLES, maxAgeMs);
+    this.cache = new StampedCache<Actor | string | null>(API_TOKEN_TABLES, maxAgeMs);
   }
 
   async resolve(req: FastifyRequest, secret: string): Promise<Actor> {
@@ -114,8 +116,11 @@ class ApiTokenActors {
     const db = req.server.database.db;
     const actor = await this.cache.get(hash, async () => {
       const token = await findLiveApiToken(db, hash);
-      return token && !token.tenantArchived ? apiTokenActor(token) : null;
+      if (!token || token.tenantArchived) return null;
+      // Capped by its creator's current rights: suspended (with why) once they no longer cover its role.
+      return tokenSuspension(token.role, token.creator) ?? apiTokenActor(token);
     });
+    if (typeof actor === 'string') throw unauthenticated(actor);
     // An expiry passes without a write: checked on every call.
     if (!actor || actor.exp * 1000 <= Date.now()) throw unauthenticated(M.sessionExpired);
     this.touch(req, actor.apiToken!.id);

@@ -1,9 +1,10 @@
-import type { Role } from '../../common/roles';
+import { higherRole, type Role } from '../../common/roles';
 import type { ServicePermissions } from '../../common/permissions';
 import { M } from '../../common/messages';
 import type { Executor } from '../db';
 import { findAspectWithRole, findCategoryWithRole } from '../db/queries/catalog';
 import { findServiceWithRole, type ServiceRow } from '../db/queries/services';
+import type { TokenCreator } from '../db/queries/integrations';
 import type { StampedCache } from '../db/writeStamps';
 import { forbidden, invalid, notFound } from '../errors';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
@@ -183,6 +184,18 @@ export function belongsTo(actor: MemberActor, tenantId: string): boolean {
 export function requireMoveTo(actor: MemberActor, targetTenantId: string): void {
   requireTenant(actor, 'tenant.services');
   if (!belongsTo(actor, targetTenantId)) throw forbidden(SETTINGS_MESSAGES.targetNotAllowed);
+}
+
+/**
+ * A token's rights are its role capped by its creator's current rights in its tenant: once the
+ * creator is gone, has left the tenant or holds less than the token's role, the token is suspended
+ * (answers why; null while it works). A super admin's rights cover every role in every tenant.
+ */
+export function tokenSuspension(tokenRole: Role, creator: TokenCreator): string | null {
+  if (!creator.exists) return INTEGRATION_MESSAGES.tokenSuspendedCreatorGone;
+  if (creator.superAdmin) return null;
+  if (!creator.role) return INTEGRATION_MESSAGES.tokenSuspendedCreatorLeft;
+  return higherRole(creator.role, tokenRole) === creator.role ? null : INTEGRATION_MESSAGES.tokenSuspendedCreatorDemoted;
 }
 
 /**

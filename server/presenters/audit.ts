@@ -38,6 +38,7 @@ const ACTION_LABELS: Record<string, string> = {
   'aspect.delete': 'Deleted aspect',
   'api_token.create': 'Created API token',
   'api_token.revoke': 'Revoked API token',
+  'api_token.reissue': 'Re-issued API token',
   'webhook.create': 'Created webhook',
   'webhook.update': 'Changed webhook',
   'webhook.delete': 'Deleted webhook',

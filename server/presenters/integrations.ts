@@ -1,10 +1,11 @@
 import type { AdminApiTokenView, ApiTokenView, WebhookDeliveryView, WebhookEvent, WebhookView } from '../../common/schemas/integrations';
-import type { ApiTokenListing, ApiTokenRow, WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
+import type { ApiTokenListing, ApiTokenWithCreator, WebhookDeliveryRow, WebhookEndpointRow } from '../db/queries/integrations';
+import { tokenSuspension } from '../policies';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** An API token as listed: never its secret or hash, only the first characters to recognise it. */
-export function presentApiToken(row: ApiTokenRow): ApiTokenView {
+export function presentApiToken(row: ApiTokenWithCreator): ApiTokenView {
   return {
     id: row.id,
     tenant_id: row.tenantId,
@@ -15,6 +16,7 @@ export function presentApiToken(row: ApiTokenRow): ApiTokenView {
     expires_at: iso(row.expiresAt),
     last_used_at: iso(row.lastUsedAt),
     created_at: row.createdAt.toISOString(),
+    suspended_reason: tokenSuspension(row.role, row.creator),
   };
 }
 

@@ -46,6 +46,16 @@ export function useRevokeApiToken() {
   });
 }
 
+/** Re-issues a suspended token under the caller's name: the answer carries the new secret, shown once. */
+export function useReissueApiToken() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      request<{ token: ApiToken; secret: string }>(`/api-tokens/${id}/reissue`, { method: 'POST', fallback: 'Failed to re-issue the API token' }),
+    onSuccess: () => client.invalidateQueries({ queryKey: tokenKey }),
+  });
+}
+
 /** Every tenant's tokens page by page, newest first, searched on the server (the Super Admin Panel). */
 export function useAdminApiTokenPages(search: string, includeRevoked: boolean, pageSize = 100) {
   return useInfiniteQuery({

@@ -1,4 +1,4 @@
-import { Button, Table, Text } from '@mantine/core';
+import { Button, Group, Table, Text } from '@mantine/core';
 import type { ApiTokenView } from '../../common/schemas/integrations';
 import { roleLabel } from '../lib/roles';
 
@@ -27,13 +27,15 @@ interface Props<T> {
   /** When it was revoked: the row says so in place of its Revoke button. */
   revokedAt?: string | null;
   onRevoke: (token: T) => void;
+  /** Re-issues a suspended token under the caller's name (Tenant Settings); absent: the row only says it is suspended. */
+  onReissue?: (token: T) => void;
 }
 
 /**
  * The cells of one API token's row, the same in Tenant Settings and in the Super Admin Panel
  * (which also names its tenant): who or what it is, what it may do, and when it was used.
  */
-export function ApiTokenCells<T extends ApiTokenView & { tenant_name?: string }>({ token: t, services, revokedAt = null, onRevoke }: Props<T>) {
+export function ApiTokenCells<T extends ApiTokenView & { tenant_name?: string }>({ token: t, services, revokedAt = null, onRevoke, onReissue }: Props<T>) {
   return (
     <>
       <Table.Td>
@@ -41,6 +43,11 @@ export function ApiTokenCells<T extends ApiTokenView & { tenant_name?: string }>
         <Text size="xs" c="dimmed" ff="monospace">
           {t.hint}
         </Text>
+        {t.suspended_reason && !revokedAt ? (
+          <Text size="xs" c="red.9" fw={600}>
+            Suspended: {t.suspended_reason}
+          </Text>
+        ) : null}
       </Table.Td>
       {t.tenant_name === undefined ? null : <Table.Td>{t.tenant_name}</Table.Td>}
       <Table.Td>{roleLabel(t.role)}</Table.Td>
@@ -59,9 +66,16 @@ export function ApiTokenCells<T extends ApiTokenView & { tenant_name?: string }>
             </Text>
           </>
         ) : (
-          <Button size="xs" color="red" variant="light" onClick={() => onRevoke(t)} aria-label={`Revoke ${tokenLabel(t)}`}>
-            Revoke
-          </Button>
+          <Group gap="xs" wrap="nowrap">
+            {t.suspended_reason && onReissue ? (
+              <Button size="xs" variant="light" onClick={() => onReissue(t)} aria-label={`Re-issue ${tokenLabel(t)}`}>
+                Re-issue
+              </Button>
+            ) : null}
+            <Button size="xs" color="red" variant="light" onClick={() => onRevoke(t)} aria-label={`Revoke ${tokenLabel(t)}`}>
+              Revoke
+            </Button>
+          </Group>
         )}
       </Table.Td>
     </>

@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import type { Role } from '../../../common/roles';
 import type { Executor } from '../client';
 import { MAX_ACTIVE_API_TOKENS } from '../../../common/schemas/integrations';
 import { apiTokens, services, tenants, webhookDeliveries, webhookEndpoints } from '../schema';
@@ -9,17 +10,68 @@ export type ApiTokenRow = typeof apiTokens.$inferSelect;
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-/** A token that is neither revoked nor expired, by the hash of its secret, with its tenant's state. */
-export async function findLiveApiToken(db: Executor, secretHash: string): Promise<(ApiTokenRow & { tenantArchived: boolean }) | undefined> {
+/** What an API token's creator holds now in the token's tenant. */
+export interface TokenCreator {
+  /** False once the account is deleted. */
+  exists: boolean;
+  superAdmin: boolean;
+  /** Their role in the token's tenant; null when they are no longer a member there. */
+  role: Role | null;
+}
+
+/** A token with what its creator holds now in its tenant (policies decide whether that suspends it). */
+export interface ApiTokenWithCreator extends ApiTokenRow {
+  creator: TokenCreator;
+}
+
+/** What a token's creator holds now in the token's tenant: read with the token, in the same statement. */
+const creatorColumns = {
+  creatorSuperAdmin: sql<boolean | null>`(select c.super_admin from users c where c.id = ${apiTokens.createdBy})`,
+  creatorRole: sql<Role | null>`(select m.role from tenant_memberships m where m.user_id = ${apiTokens.createdBy} and m.tenant_id = ${apiTokens.tenantId})`,
+};
+
+const withCreator = <T extends { token: ApiTokenRow; creatorSuperAdmin: boolean | null; creatorRole: Role | null }>(r: T): ApiTokenWithCreator => ({
+  ...r.token,
+  creator: { exists: r.creatorSuperAdmin !== null, superAdmin: Boolean(r.creatorSuperAdmin), role: r.creatorRole },
+});
+
+/** A token that is neither revoked nor expired, by the hash of its secret, with its tenant's state and its creator's rights. */
+export async function findLiveApiToken(db: Executor, secretHash: string): Promise<(ApiTokenWithCreator & { tenantArchived: boolean }) | undefined> {
   const [row] = await db
-    .select({ token: apiTokens, tenantArchived: tenants.archived })
+    .select({ token: apiTokens, tenantArchived: tenants.archived, ...creatorColumns })
     .from(apiTokens)
     .innerJoin(tenants, eq(tenants.id, apiTokens.tenantId))
     .where(and(eq(apiTokens.secretHash, secretHash), isNull(apiTokens.revokedAt)))
     .limit(1);
   if (!row) return undefined;
   if (row.token.expiresAt && row.token.expiresAt.getTime() <= Date.now()) return undefined;
-  return { ...row.token, tenantArchived: row.tenantArchived };
+  return { ...withCreator(row), tenantArchived: row.tenantArchived };
+}
+
+/** One token of the tenant in use, with its creator's rights; another tenant's or a revoked one is not found. */
+export async function findTenantApiToken(db: Executor, tenantId: string, id: string): Promise<ApiTokenWithCreator | undefined> {
+  const [row] = await db
+    .select({ token: apiTokens, ...creatorColumns })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+    .limit(1);
+  return row ? withCreator(row) : undefined;
+}
+
+/** A token re-issued under another person's name: a new secret, the old one refused from now on. */
+export async function reissueApiToken(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  secret: { hash: string; hint: string },
+  createdBy: string,
+): Promise<ApiTokenRow | undefined> {
+  const [row] = await db
+    .update(apiTokens)
+    .set({ secretHash: secret.hash, hint: secret.hint, createdBy, lastUsedAt: null })
+    .where(and(eq(apiTokens.tenantId, tenantId), eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+    .returning();
+  return row;
 }
 
 export async function insertApiToken(db: Executor, values: typeof apiTokens.$inferInsert): Promise<ApiTokenRow> {
@@ -29,13 +81,14 @@ export async function insertApiToken(db: Executor, values: typeof apiTokens.$inf
 
 /** The tenant's tokens not revoked, newest first. */
 /** A tenant's tokens in use, newest first: at most MAX_ACTIVE_API_TOKENS, as creating more is refused. */
-export async function listApiTokens(db: Executor, tenantId: string): Promise<ApiTokenRow[]> {
-  return db
-    .select()
+export async function listApiTokens(db: Executor, tenantId: string): Promise<ApiTokenWithCreator[]> {
+  const rows = await db
+    .select({ token: apiTokens, ...creatorColumns })
     .from(apiTokens)
     .where(and(isNull(apiTokens.revokedAt), eq(apiTokens.tenantId, tenantId)))
     .orderBy(desc(apiTokens.createdAt), apiTokens.id)
     .limit(MAX_ACTIVE_API_TOKENS);
+  return rows.map(withCreator);
 }
 
 /**
@@ -53,7 +106,7 @@ export async function countActiveApiTokens(db: Executor, tenantId: string, cap: 
 }
 
 /** A token of the Super Admin Panel's list, with what the panel shows of its tenant and services. */
-export interface ApiTokenListing extends ApiTokenRow {
+export interface ApiTokenListing extends ApiTokenWithCreator {
   tenantName: string;
   /** Names of the services it is limited to that are still its tenant's, by name; null: every service. */
   serviceNames: string[] | null;
@@ -80,6 +133,7 @@ export async function listAllApiTokens(
   const rows = await db
     .select({
       token: apiTokens,
+      ...creatorColumns,
       tenantName: tenants.name,
       // A service moved to another tenant or deleted is no longer within the token's reach: left out.
       serviceNames: sql<string[] | null>`case when ${apiTokens.serviceIds} is null then null else coalesce((
@@ -93,7 +147,7 @@ export async function listAllApiTokens(
     .where(where.length ? and(...where) : undefined)
     .orderBy(desc(apiTokens.createdAt), desc(apiTokens.id))
     .limit(opts.limit);
-  return rows.map((r) => ({ ...r.token, tenantName: r.tenantName, serviceNames: r.serviceNames, createdKey: r.createdKey }));
+  return rows.map((r) => ({ ...withCreator(r), tenantName: r.tenantName, serviceNames: r.serviceNames, createdKey: r.createdKey }));
 }
 
 /** Revokes a token of the tenant (null: any tenant's); answers the token, undefined when there is none. */

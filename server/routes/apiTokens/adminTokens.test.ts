@@ -13,12 +13,12 @@ const MISSING = '00000000-0000-4000-8000-000000000000';
 
 type Row = { id: string; name: string; tenant_id: string; tenant_name: string; service_names: string[] | null; revoked_at: string | null; created_at: string };
 
-/** A token inserted as the tenant's admin would create it; answers its id and secret. */
+/** A token inserted as a super admin would create it (so it is never suspended); answers its id and secret. */
 async function insertToken(tenantId: string, name: string, extra: Partial<typeof apiTokens.$inferInsert> = {}) {
   const { secret, hash, hint } = newApiTokenSecret();
   const [row] = await t.db
     .insert(apiTokens)
-    .values({ tenantId, name, role: 'reader', secretHash: hash, hint, ...extra })
+    .values({ tenantId, name, role: 'reader', secretHash: hash, hint, createdBy: w.users.superAdmin.id, ...extra })
     .returning();
   return { id: row!.id, secret };
 }

@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { openDatabase } from '../../db';
 import { INTEGRATION_MESSAGES, MAX_ACTIVE_API_TOKENS } from '../../../common/schemas/integrations';
 import { buildTestApp, call, TEST_SECRET, type TestApp } from '../../test/app';
-import { assignServiceRole, createAspect, createCategory, createService, createTenant, createWorld, type World } from '../../test/factories';
+import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, createWorld, type World } from '../../test/factories';
 import { apiTokens, auditLog, availabilityHistory } from '../../db/schema';
 import { hashApiTokenSecret, newApiTokenSecret } from '../../auth/apiTokens';
 import { buildApp } from '../../app';
@@ -237,8 +237,9 @@ describe('expiry, revocation and malformed tokens', () => {
     const limited = await buildTestApp({ API_RATE_LIMIT: '3' });
     try {
       const tenant = await createTenant(limited.db);
+      const creator = await createUser(limited.db, tenant.id, { role: 'admin' });
       const { secret, hash, hint } = newApiTokenSecret();
-      await limited.db.insert(apiTokens).values({ tenantId: tenant.id, name: 'Busy', role: 'reader', secretHash: hash, hint });
+      await limited.db.insert(apiTokens).values({ tenantId: tenant.id, name: 'Busy', role: 'reader', secretHash: hash, hint, createdBy: creator.id });
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await call(limited.app, 'GET', '/api/services', { token: secret })).statusCode);
       expect(statuses).toEqual([200, 200, 200, 429]);

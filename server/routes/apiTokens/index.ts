@@ -12,7 +12,16 @@ import type { RouteDoc } from '../../openapi';
 import { idParamSchema } from '../../../common/schemas/users';
 import { newApiTokenSecret } from '../../auth/apiTokens';
 import { writeAudit } from '../../commands/audit';
-import { countActiveApiTokens, countTenantServices, insertApiToken, listAllApiTokens, listApiTokens, revokeApiToken } from '../../db/queries/integrations';
+import {
+  countActiveApiTokens,
+  countTenantServices,
+  findTenantApiToken,
+  insertApiToken,
+  listAllApiTokens,
+  listApiTokens,
+  reissueApiToken,
+  revokeApiToken,
+} from '../../db/queries/integrations';
 import { conflict, invalid, notFound } from '../../errors';
 import { requireActor, scope } from '../../plugins/context';
 import { requireIntegrationManager, requirePlatform } from '../../policies';
@@ -75,7 +84,8 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
       });
       return row;
     });
-    return reply.status(201).send({ token: presentApiToken(token), secret });
+    // Made by the caller, who holds its role: it works.
+    return reply.status(201).send({ token: presentApiToken({ ...token, creator: { exists: true, superAdmin: actor.superAdmin, role: actor.role } }), secret });
   });
 
   app.get(
@@ -87,6 +97,33 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
       return { tokens: (await listApiTokens(db(), tenantId)).map(presentApiToken) };
     },
   );
+
+  const reissue: RouteDoc = {
+    summary: "Re-issue a token under the caller's name with a new secret (answered here only); the old secret stops working",
+    capability,
+    tags,
+    responses: { 200: token.extend({ secret: z.string().startsWith('scat_') }) },
+  };
+  app.post('/api-tokens/:id/reissue', { config: { doc: reissue } }, async (req) => {
+    const { actor, tenantId } = scope(req);
+    requireIntegrationManager(actor);
+    const id = tokenIdOf(req);
+    const { secret, hash, hint } = newApiTokenSecret();
+    const row = await db().transaction(async (tx) => {
+      const before = await findTenantApiToken(tx, tenantId, id);
+      if (!before) throw notFound(M.tokenNotFound);
+      const after = (await reissueApiToken(tx, tenantId, id, { hash, hint }, actor.user.id))!;
+      await writeAudit(tx, actor, {
+        tenantId,
+        action: 'api_token.reissue',
+        targetType: 'api_token',
+        targetId: id,
+        details: { name: after.name, role: after.role, previousCreatorId: before.createdBy },
+      });
+      return (await findTenantApiToken(tx, tenantId, id))!;
+    });
+    return { token: presentApiToken(row), secret };
+  });
 
   app.delete(
     '/api-tokens/:id',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { PERMISSIONS, RUNGS, type Capability, type Rung } from '../../policies';
-import { services, users } from '../../db/schema';
+import { services, tenantMemberships, users } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../app';
 import { assignServiceRole, createTenant, createUser, signIn } from '../factories';
 import { recordFigure } from '../security/figures';
@@ -101,6 +101,33 @@ describe('role matrix', () => {
     recordFigure('role-matrix', summary, { cells, mismatches });
     expect(mismatches).toEqual([]);
   }, 120_000);
+
+  it('holds per membership: people whose role elsewhere differs get exactly their role in this tenant', async () => {
+    // Roles are held per membership (CONTRACT section 4): an admin elsewhere is a reader here, and the reverse.
+    const elsewhere = await createTenant(t.db);
+    const mismatches: string[] = [];
+    let cells = 0;
+    for (const rung of ['reader', 'editor', 'admin'] as const) {
+      const user = await createUser(t.db, elsewhere.id, { role: rung === 'admin' ? 'reader' : 'admin', extraTenantIds: [tenant.id] });
+      await t.db
+        .update(tenantMemberships)
+        .set({ role: rung })
+        .where(and(eq(tenantMemberships.userId, user.id), eq(tenantMemberships.tenantId, tenant.id)));
+      const token = await signIn(t.app, user.email);
+      for (const capability of Object.keys(PERMISSIONS) as Capability[]) {
+        // The platform's rights belong to no tenant: a member's own tenant says nothing of them.
+        if (PERMISSIONS[capability].scope === 'platform') continue;
+        const got = await REPRESENTATIVE[capability](token);
+        cells += 1;
+        if (got !== PERMISSIONS[capability][rung]) mismatches.push(`${capability} as ${rung} here: ${got ? 'allowed' : 'refused'}`);
+      }
+    }
+    recordFigure('role-matrix-memberships', `${cells - mismatches.length} of ${cells} cells as the table says for roles that differ by tenant`, {
+      cells,
+      mismatches,
+    });
+    expect(mismatches).toEqual([]);
+  }, 180_000);
 
   it('lets a reader assigned editor on one service edit that service only', async () => {
     const one = await seedDataset(t.db, tenant.id, tenant.slug);

@@ -117,6 +117,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'POST /api/api-tokens': 'tenant.users',
   'GET /api/api-tokens': 'tenant.users',
   'DELETE /api/api-tokens/:id': 'tenant.users',
+  'POST /api/api-tokens/:id/reissue': 'tenant.users',
   'GET /api/admin/api-tokens': 'platform.manage',
   'DELETE /api/admin/api-tokens/:id': 'platform.manage',
   'POST /api/webhooks': 'tenant.users',
@@ -148,7 +149,7 @@ const PARAM_RULES: { test: RegExp; params: Record<string, (d: Dataset) => string
   { test: /^\/api\/tenants\/:id(\/|$)/, params: { id: (d) => d.tenant.id } },
   { test: /^\/api\/invitations\/:id(\/|$)/, params: { id: (d) => d.invitation.id } },
   { test: /^\/p\//, params: { tenant: (d) => d.tenantSlug, service: (d) => d.service.slug, id: (d) => d.snapshot.id } },
-  { test: /^\/api\/(admin\/)?api-tokens\/:id$/, params: { id: (d) => d.apiToken.id } },
+  { test: /^\/api\/(admin\/)?api-tokens\/:id(\/|$)/, params: { id: (d) => d.apiToken.id } },
   { test: /^\/api\/webhooks\/:id(\/|$)/, params: { id: (d) => d.webhook.id, deliveryId: (d) => d.delivery.id } },
 ];
 
@@ -234,6 +235,7 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'PATCH /api/services/:id/unpublish': () => json({}),
   'PUT /api/publishing/embed-origins': () => json({ origins: ['https://intranet.example.org'] }),
   'POST /api/api-tokens': (_d, c) => json({ name: `Probe ${c.unique}`, role: 'reader' }),
+  'POST /api/api-tokens/:id/reissue': () => json({}),
   'POST /api/webhooks': () => json({ url: 'https://hooks.example.com/probe', events: ['service.updated'] }),
   'PUT /api/webhooks/:id': () => json({ events: ['service.created'] }),
   'POST /api/webhooks/:id/deliveries/:deliveryId/retry': () => json({}),

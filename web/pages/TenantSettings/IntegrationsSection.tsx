@@ -17,6 +17,7 @@ import {
   useCreateWebhook,
   useDeleteWebhook,
   useDeliveries,
+  useReissueApiToken,
   useRevokeApiToken,
   useSendAgain,
   useUpdateWebhook,
@@ -103,10 +104,13 @@ const TOKEN_HEADINGS = apiTokenHeadings(false);
 function ApiTokensPanel() {
   const tokens = useApiTokens();
   const revoke = useRevokeApiToken();
+  const reissue = useReissueApiToken();
   const services = useServices(false);
   const [creating, setCreating] = useState(false);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ title: string; value: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiToken | null>(null);
+  const [reissuing, setReissuing] = useState<ApiToken | null>(null);
+  const [reissueError, setReissueError] = useState<string | null>(null);
   const serviceName = new Map((services.data?.services ?? []).map((s) => [s.id, s.name]));
   const rows = tokens.data ?? [];
 
@@ -122,6 +126,11 @@ function ApiTokensPanel() {
         Integrations call the API with a token: <code>Authorization: Bearer &lt;secret&gt;</code>. See the API reference at <a href="/api/docs">/api/docs</a>.
       </Text>
       {tokens.isError ? <Alert color="red">{messageOf(tokens.error, M.failedLoadTokens)}</Alert> : null}
+      {reissueError ? (
+        <Alert color="red" withCloseButton onClose={() => setReissueError(null)} closeButtonLabel="Dismiss">
+          {reissueError}
+        </Alert>
+      ) : null}
       {rows.length > 0 ? (
         <Table.ScrollContainer minWidth={640}>
           <Table striped aria-label="API tokens">
@@ -135,7 +144,12 @@ function ApiTokensPanel() {
             <Table.Tbody>
               {rows.map((t) => (
                 <Table.Tr key={t.id}>
-                  <ApiTokenCells token={t} services={t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id) : null} onRevoke={setRevoking} />
+                  <ApiTokenCells
+                    token={t}
+                    services={t.service_ids ? t.service_ids.map((id) => serviceName.get(id) ?? id) : null}
+                    onRevoke={setRevoking}
+                    onReissue={setReissuing}
+                  />
                 </Table.Tr>
               ))}
             </Table.Tbody>
@@ -144,8 +158,24 @@ function ApiTokensPanel() {
       ) : null}
       {!tokens.isLoading && rows.length === 0 ? <Text c="dimmed">No API tokens yet</Text> : null}
 
-      <CreateTokenModal opened={creating} onClose={() => setCreating(false)} onCreated={setSecret} />
-      <SecretModal title="API token created" secret={secret} note={M.tokenCreated} onClose={() => setSecret(null)} />
+      <CreateTokenModal opened={creating} onClose={() => setCreating(false)} onCreated={(value) => setSecret({ title: 'API token created', value })} />
+      <SecretModal title={secret?.title ?? ''} secret={secret?.value ?? null} note={M.tokenCreated} onClose={() => setSecret(null)} />
+      <ConfirmDialog
+        opened={reissuing !== null}
+        title="Re-issue API token"
+        message={`Re-issue ${reissuing?.name ?? ''} under your name? It gets a new secret, shown once; the integration must be given it.`}
+        confirmLabel="Re-issue"
+        onClose={() => setReissuing(null)}
+        onConfirm={() => {
+          const target = reissuing!;
+          setReissuing(null);
+          setReissueError(null);
+          reissue.mutate(target.id, {
+            onSuccess: (res) => setSecret({ title: 'API token re-issued', value: res.secret }),
+            onError: (err) => setReissueError(messageOf(err, 'Failed to re-issue the API token')),
+          });
+        }}
+      />
       <RevokeApiTokenDialog token={revoking} revoke={revoke} onClose={() => setRevoking(null)} />
     </Paper>
   );
