@@ -173,7 +173,7 @@ export function renderReport(r: BenchResults): string {
     '  which needs the database, goes between every two steps: on the embedded database that costs',
     "  the import its steps' turns (steps of 2,500 texts keep their number down). What is left is",
     '  the rows themselves: 10,000 aspects, 120,000 texts and their 120,000 history rows, each with',
-    '  its indexes; imported texts start their history (docs/decisions/service-portability.md).',
+    '  its indexes; imported texts start their history (docs/decisions/0007-service-portability.md).',
     '  Since then the import thread no longer parses plain rich text to sanitise it (`quickSanitise`,',
     "  docs/security.md): sanitize-html took 1.6 to 2.0 s of its time for the file's 10,000",
     "  descriptions, against 0.1 to 0.45 s now, time the database's work competed for on two cores.",

@@ -17,7 +17,7 @@ const doc = documented('Snapshots');
 
 /**
  * Snapshots: editors and up take them and see every snapshot; readers see public snapshots only
- * (docs/decisions/snapshots.md).
+ * (docs/decisions/0008-snapshots.md).
  */
 export default async function snapshotRoutes(app: FastifyInstance) {
   const db = () => app.database.db;

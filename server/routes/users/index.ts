@@ -30,7 +30,7 @@ import { withdrawInvitation } from '../../commands/invitations';
 
 /**
  * The users of the current tenant (Tenant Settings). Deleting removes the user from this tenant;
- * when it is their primary tenant the account itself goes (docs/decisions/tenant-users.md).
+ * when it is their primary tenant the account itself goes (docs/decisions/0006-tenant-users.md).
  */
 export default async function userRoutes(app: FastifyInstance) {
   const db = () => app.database.db;
