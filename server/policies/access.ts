@@ -128,13 +128,33 @@ export function requireWholeTenant(actor: PolicyActor): void {
   if (actor.serviceIds) throw forbidden(M.forbidden);
 }
 
+/** A caller that may be an API token (docs/decisions/0130-api-tokens.md). */
+export type CredentialActor = PolicyActor & { apiToken?: { id: string } | null };
+
 /**
- * API tokens and webhooks are managed by a signed-in person with the tenant's user rights, never by
- * an API token: a leaked token cannot make itself another credential or a way to send data out.
+ * Whether the caller may manage people and access at all: users, invitations, memberships, service
+ * role assignments, embedding origins, API tokens and webhooks are managed by a signed-in person,
+ * never by an API token of any role, so that a leaked token cannot make itself a person, another
+ * credential or a way to send data out.
  */
-export function requireIntegrationManager(actor: PolicyActor & { apiToken?: { id: string } | null }): void {
-  if (actor.apiToken) throw forbidden(INTEGRATION_MESSAGES.peopleOnly);
-  authorize(actor, 'tenant.users');
+export function managesAccess(actor: CredentialActor): boolean {
+  return !actor.apiToken;
+}
+
+/** Throws 403 for an API token: asked by every route that manages people or access, before anything is read. */
+export function requirePerson(actor: CredentialActor): void {
+  if (!managesAccess(actor)) throw forbidden(INTEGRATION_MESSAGES.peopleOnly);
+}
+
+/** A signed-in person holding a right over people or access of the whole tenant (users, publishing). */
+export function requireAccessManager(actor: CredentialActor, capability: TenantCapability = 'tenant.users'): void {
+  requirePerson(actor);
+  authorize(actor, capability);
+}
+
+/** API tokens and webhooks: a signed-in person with the tenant's user rights. */
+export function requireIntegrationManager(actor: CredentialActor): void {
+  requireAccessManager(actor, 'tenant.users');
 }
 
 /** Throws unless the caller is a super admin acting as themself (the Super Admin Panel's calls). */
