@@ -48,6 +48,8 @@ export const M = {
   sessionExpired: 'Your session has expired. Please sign in again.',
   forbidden: 'You do not have permission to do this',
   noTenantAccess: 'You do not have access to this tenant',
+  notWhileImpersonating:
+    'API tokens, webhooks and users cannot be created while impersonating: they would outlast the impersonation. Stop impersonating and create it as yourself.',
   tenantArchived: 'This tenant is archived',
   allTenantsArchived: 'Your organisation is archived. Please contact your administrator.',
   notFound: 'Not found',

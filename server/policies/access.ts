@@ -157,6 +157,15 @@ export function requireIntegrationManager(actor: CredentialActor): void {
   requireAccessManager(actor, 'tenant.users');
 }
 
+/**
+ * Throws 403 while impersonating (never 401, which would sign the page out): an API token, a
+ * webhook, a new user or a new webhook destination would outlast the impersonation and keep
+ * working after it ends, in the name of the person impersonated.
+ */
+export function requireActingAsSelf(actor: PolicyActor & { impersonator?: { id: string } | null }): void {
+  if (actor.impersonator) throw forbidden(M.notWhileImpersonating);
+}
+
 /** Throws unless the caller is a super admin acting as themself (the Super Admin Panel's calls). */
 export function requirePlatform(actor: PolicyActor): void {
   authorize(actor, 'platform.manage');

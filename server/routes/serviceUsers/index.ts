@@ -20,7 +20,7 @@ import { presentService } from '../../presenters/services';
 import { presentActorRole, presentAssignment, presentQuickTemplate, presentTenantUser } from '../../presenters/settings';
 import { parse } from '../../validation';
 import { scope, serviceOf } from '../../plugins/context';
-import { managesAccess, requirePerson, requireTenant } from '../../policies';
+import { managesAccess, requireActingAsSelf, requirePerson, requireTenant } from '../../policies';
 import { assign, changeRole, removeAssignment } from './assignments';
 
 const serviceParams = z.object({ id: settingsIdSchema });
@@ -144,6 +144,7 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
       const ctx = await serviceOf(req, id, 'service.admin');
       // Creating a user of the tenant is a tenant right, which no service assignment gives.
       requireTenant(ctx.actor, 'tenant.users');
+      requireActingAsSelf(ctx.actor);
       // The same command as Tenant Settings: an account outside the tenant is invited (decision 0110).
       const result = await createUser(db(), {
         actor: ctx.actor,

@@ -14,7 +14,7 @@ import { findInvitationOf, findTenantInvitation, listTenantInvitations } from '.
 import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
-import { requireAccessManager, requireMayRemoveUser } from '../../policies';
+import { requireAccessManager, requireActingAsSelf, requireMayRemoveUser } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser, decideCreatorScope, presentInvitationAsUser } from '../../commands/createUser';
@@ -84,6 +84,7 @@ export default async function userRoutes(app: FastifyInstance) {
     async (req, reply) => {
       const { actor } = scope(req);
       requireAccessManager(actor);
+      requireActingAsSelf(actor);
       const input = parse(createTenantUserSchema, req.body);
       // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
       const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
