@@ -9,6 +9,7 @@ export const M = {
   invalidCredentials: 'Invalid email or password',
   tooManyLoginAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
   tooManyRequests: 'Too many requests. Please slow down and try again shortly.',
+  tooManyEventStreams: 'Too many live-update streams are open for this person or token. Close one (a tab or a client) and try again.',
   serviceNameRequired: 'Service name is required',
   slugRequired: 'Slug is required',
   slugPattern: 'Slug may contain only lowercase letters, digits and hyphens',
