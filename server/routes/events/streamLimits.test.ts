@@ -5,6 +5,7 @@ import { M } from '../../../common/messages';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createApiToken, createWorld, signIn, type World } from '../../test/factories';
 import { openEvents, type SseStream } from '../../test/sse';
+import { recordFigure } from '../../test/security/figures';
 
 /**
  * An event stream ends with its credential (an API token revoked or expired, a session expired) and
@@ -28,7 +29,13 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 }, 60_000);
+const figures: { revokedEndedMs?: number; tokenLimit?: string } = {};
 afterAll(async () => {
+  recordFigure(
+    'event-streams',
+    `a revoked API token's stream ended ${figures.revokedEndedMs} ms after the revocation; expired tokens' and sessions' at their expiry; per token and per person ${figures.tokenLimit}`,
+    figures,
+  );
   for (const s of open) s.close();
   await t.close();
 });
@@ -41,7 +48,10 @@ describe('an event stream ends with its credential', () => {
     const staying = await follow(kept.secret);
     expect([doomed.status, staying.status]).toEqual([200, 200]);
     expect((await call(t.app, 'DELETE', `/api/api-tokens/${revoked.id}`, { token: w.tokens.admin })).statusCode).toBe(204);
+    // The revocation is committed once the call has answered.
+    const revokedAt = Date.now();
     await ended(doomed, 1000);
+    figures.revokedEndedMs = Date.now() - revokedAt;
     await doomed.ended;
     // The other token's stream goes on and still hears its tenant.
     const service = await call(t.app, 'POST', '/api/services', { token: w.tokens.admin, body: { name: 'After the revocation', slug: 'after-revocation' } });
@@ -78,6 +88,7 @@ describe('open streams per person and per token', () => {
     const refused = await openEvents(base, busy.secret);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    figures.tokenLimit = `${MAX_EVENT_STREAMS} streams, the next 429 with Retry-After ${refused.headers['retry-after']}`;
     await refused.ended;
     expect(JSON.parse(refused.raw()).error).toBe(M.tooManyEventStreams);
     // Another token, and a person, are counted on their own.

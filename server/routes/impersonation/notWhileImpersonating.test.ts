@@ -4,6 +4,7 @@ import { M } from '../../../common/messages';
 import { buildTestApp, call, type TestApp } from '../../test/app';
 import { createService, createWorld, type World } from '../../test/factories';
 import { apiTokens, users, webhookEndpoints } from '../../db/schema';
+import { recordFigure } from '../../test/security/figures';
 
 /**
  * What would outlast an impersonation is not created during one: API tokens, webhooks (and a
@@ -53,11 +54,16 @@ describe('while impersonating', () => {
       ['PUT', `/api/webhooks/${webhookId}`, { url: 'https://hooks.example.com/elsewhere' }],
       ['PUT', `/api/webhooks/${webhookId}`, { rotateSecret: true }],
     ] as const;
+    const statuses: number[] = [];
     for (const [method, url, body] of calls) {
       const res = await call(t.app, method, url, { token: impersonation, body });
+      statuses.push(res.statusCode);
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json().error).toBe(M.notWhileImpersonating);
     }
+    const accepted = statuses.filter((s) => s < 400).length;
+    const signedOut = statuses.filter((s) => s === 401).length;
+    recordFigure('impersonation-creations', `${accepted} of ${calls.length} creations accepted while impersonating, ${signedOut} answered 401`, { statuses });
     expect(await t.db.select().from(apiTokens)).toEqual(tokensBefore);
     expect(await t.db.select().from(webhookEndpoints)).toEqual(hooksBefore);
     expect(await t.db.select({ id: users.id }).from(users)).toEqual(usersBefore);
