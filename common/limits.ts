@@ -13,6 +13,8 @@ export const SELECTOR_OPTIONS_PAGE = 20;
  * among them. `availableTenantsTotal` says how many there are; the rest are found by searching.
  */
 export const SESSION_TENANTS_CAP = 100;
+/** Open live-update streams (GET /api/events) one person or one API token may hold in a server process (decision 0164). */
+export const MAX_EVENT_STREAMS = 10;
 export const NOTIFICATION_AUTOCLOSE_MS = 5000;
 export const DELETE_CONFIRMATION_WORD = 'DELETE';
 export const IMPORT_EXTENSION = '.catalog';

@@ -9,6 +9,7 @@ export const M = {
   invalidCredentials: 'Invalid email or password',
   tooManyLoginAttempts: 'Too many sign-in attempts. Please wait a few minutes and try again.',
   tooManyRequests: 'Too many requests. Please slow down and try again shortly.',
+  tooManyEventStreams: 'Too many live-update streams are open for this person or token. Close one (a tab or a client) and try again.',
   serviceNameRequired: 'Service name is required',
   slugRequired: 'Slug is required',
   slugPattern: 'Slug may contain only lowercase letters, digits and hyphens',
@@ -50,6 +51,8 @@ export const M = {
   sessionExpired: 'Your session has expired. Please sign in again.',
   forbidden: 'You do not have permission to do this',
   noTenantAccess: 'You do not have access to this tenant',
+  notWhileImpersonating:
+    'API tokens, webhooks and users cannot be created while impersonating: they would outlast the impersonation. Stop impersonating and create it as yourself.',
   tenantArchived: 'This tenant is archived',
   allTenantsArchived: 'Your organisation is archived. Please contact your administrator.',
   notFound: 'Not found',

@@ -20,7 +20,8 @@ export const INTEGRATION_MESSAGES = {
   tokenRevoked: 'API token revoked',
   failedLoadTokens: 'Failed to load API tokens',
   failedRevokeToken: 'Failed to revoke the API token',
-  peopleOnly: 'API tokens and webhooks are managed by a signed-in person, not by an API token',
+  peopleOnly:
+    'An API token cannot manage people or access (users, invitations, memberships, service roles, embedding origins, API tokens, webhooks): a person signed in with the right to do so can',
   webhookUrlRequired: 'A URL and at least one event are required',
   webhookUrlInvalid: 'The URL must be an https:// address',
   webhookUrlPrivate: 'The URL points at a private, loopback or link-local address, which webhooks may not call',

@@ -111,18 +111,7 @@ class ApiTokenActors {
   }
 
   async resolve(req: FastifyRequest, secret: string): Promise<Actor> {
-    if (!isWellFormedApiTokenSecret(secret)) throw unauthenticated(M.sessionExpired);
-    const hash = hashApiTokenSecret(secret);
-    const db = req.server.database.db;
-    const actor = await this.cache.get(hash, async () => {
-      const token = await findLiveApiToken(db, hash);
-      if (!token || token.tenantArchived) return null;
-      // Capped by its creator's current rights: suspended (with why) once they no longer cover its role.
-      return tokenSuspension(token.role, token.creator) ?? apiTokenActor(token);
-    });
-    if (typeof actor === 'string') throw unauthenticated(actor);
-    // An expiry passes without a write: checked on every call.
-    if (!actor || actor.exp * 1000 <= Date.now()) throw unauthenticated(M.sessionExpired);
+    const actor = await resolveApiToken(req, secret, this.cache);
     this.touch(req, actor.apiToken!.id);
     return actor;
   }
@@ -135,6 +124,33 @@ class ApiTokenActors {
     this.touched.set(id, now);
     touchApiToken(req.server.database.db, id).catch((err: unknown) => req.log.warn({ err }, 'could not record an API token use'));
   }
+}
+
+/** The caller an API token is, or 401 when it is unknown, revoked, expired or of an archived tenant. */
+async function resolveApiToken(req: FastifyRequest, secret: string, cache?: StampedCache<Actor | string | null>): Promise<Actor> {
+  if (!isWellFormedApiTokenSecret(secret)) throw unauthenticated(M.sessionExpired);
+  const hash = hashApiTokenSecret(secret);
+  const db = req.server.database.db;
+  const load = async () => {
+    const token = await findLiveApiToken(db, hash);
+    if (!token || token.tenantArchived) return null;
+    // Capped by its creator's current rights: suspended (with why) once they no longer cover its role.
+    return tokenSuspension(token.role, token.creator) ?? apiTokenActor(token);
+  };
+  const actor = cache ? await cache.get(hash, load) : await load();
+  if (typeof actor === 'string') throw unauthenticated(actor);
+  // An expiry passes without a write: checked on every call.
+  if (!actor || actor.exp * 1000 <= Date.now()) throw unauthenticated(M.sessionExpired);
+  return actor;
+}
+
+/**
+ * The caller of a request read again from the database, whichever credential it carries (a
+ * session or an API token): how an open event stream checks that its caller may still follow.
+ */
+export async function resolveCaller(req: FastifyRequest): Promise<Actor> {
+  const token = bearer(req);
+  return token && isApiTokenSecret(token) ? resolveApiToken(req, token) : resolveActor(req);
 }
 
 /** The caller an API token is: a member of its tenant only, never a super admin, named after the token. */

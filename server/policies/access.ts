@@ -129,13 +129,42 @@ export function requireWholeTenant(actor: PolicyActor): void {
   if (actor.serviceIds) throw forbidden(M.forbidden);
 }
 
+/** A caller that may be an API token (docs/decisions/0130-api-tokens.md). */
+export type CredentialActor = PolicyActor & { apiToken?: { id: string } | null };
+
 /**
- * API tokens and webhooks are managed by a signed-in person with the tenant's user rights, never by
- * an API token: a leaked token cannot make itself another credential or a way to send data out.
+ * Whether the caller may manage people and access at all: users, invitations, memberships, service
+ * role assignments, embedding origins, API tokens and webhooks are managed by a signed-in person,
+ * never by an API token of any role, so that a leaked token cannot make itself a person, another
+ * credential or a way to send data out.
  */
-export function requireIntegrationManager(actor: PolicyActor & { apiToken?: { id: string } | null }): void {
-  if (actor.apiToken) throw forbidden(INTEGRATION_MESSAGES.peopleOnly);
-  authorize(actor, 'tenant.users');
+export function managesAccess(actor: CredentialActor): boolean {
+  return !actor.apiToken;
+}
+
+/** Throws 403 for an API token: asked by every route that manages people or access, before anything is read. */
+export function requirePerson(actor: CredentialActor): void {
+  if (!managesAccess(actor)) throw forbidden(INTEGRATION_MESSAGES.peopleOnly);
+}
+
+/** A signed-in person holding a right over people or access of the whole tenant (users, publishing). */
+export function requireAccessManager(actor: CredentialActor, capability: TenantCapability = 'tenant.users'): void {
+  requirePerson(actor);
+  authorize(actor, capability);
+}
+
+/** API tokens and webhooks: a signed-in person with the tenant's user rights. */
+export function requireIntegrationManager(actor: CredentialActor): void {
+  requireAccessManager(actor, 'tenant.users');
+}
+
+/**
+ * Throws 403 while impersonating (never 401, which would sign the page out): an API token, a
+ * webhook, a new user or a new webhook destination would outlast the impersonation and keep
+ * working after it ends, in the name of the person impersonated.
+ */
+export function requireActingAsSelf(actor: PolicyActor & { impersonator?: { id: string } | null }): void {
+  if (actor.impersonator) throw forbidden(M.notWhileImpersonating);
 }
 
 /** Throws unless the caller is a super admin acting as themself (the Super Admin Panel's calls). */
@@ -203,8 +232,8 @@ export function tokenSuspension(tokenRole: Role, creator: TokenCreator): string 
  * their own role (400) nor on a super admin's (403). Called with the id alone before the user is
  * read, and again with the user.
  */
-export function requireMayChangeRole(actor: PolicyActor, target: { id: string; superAdmin?: boolean }): void {
-  authorize(actor, 'tenant.users');
+export function requireMayChangeRole(actor: CredentialActor, target: { id: string; superAdmin?: boolean }): void {
+  requireAccessManager(actor);
   if (target.id === actor.userId) throw invalid(M.cannotChangeOwnRole);
   if (target.superAdmin) throw forbidden(M.cannotChangeSuperAdminRole);
 }

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Role } from '../../common/roles';
 import type { Executor } from '../db';
-import { categories, aspects, availabilities, services, tenantMemberships, tenants, users, serviceRoleAssignments } from '../db/schema';
+import { apiTokens, categories, aspects, availabilities, services, tenantMemberships, tenants, users, serviceRoleAssignments } from '../db/schema';
+import { newApiTokenSecret } from '../auth/apiTokens';
 import { hashPassword } from '../auth/passwords';
 import { defaultTimeline } from '../../common/quarters';
 import { call } from './app';
@@ -73,6 +74,22 @@ export async function setAvailability(db: Executor, tenantId: string, serviceId:
 export async function assignServiceRole(db: Executor, tenantId: string, serviceId: string, userId: string, role: Role) {
   const [a] = await db.insert(serviceRoleAssignments).values({ tenantId, serviceId, userId, role }).returning();
   return a;
+}
+
+/** An API token of the tenant, stored as POST /api/api-tokens stores one; answers its row and its secret. */
+export async function createApiToken(
+  db: Executor,
+  tenantId: string,
+  overrides: Partial<Omit<typeof apiTokens.$inferInsert, 'secretHash' | 'hint'>> & { role: Role },
+) {
+  const { secret, hash, hint } = newApiTokenSecret();
+  // Made by an admin of the tenant unless a creator is given: a token is capped by its creator's rights.
+  const createdBy = overrides.createdBy === undefined ? (await createUser(db, tenantId, { role: 'admin' })).id : overrides.createdBy;
+  const [row] = await db
+    .insert(apiTokens)
+    .values({ tenantId, name: `Token ${unique()}`, secretHash: hash, hint, ...overrides, createdBy })
+    .returning();
+  return { ...row!, secret };
 }
 
 export async function signIn(app: FastifyInstance, email: string, password = PASSWORD): Promise<string> {

@@ -174,7 +174,10 @@ describe('an API token acts as its role through the access layer', () => {
     expect((await call(t.app, 'POST', '/api/auth/logout', { token: created.secret, body: {} })).statusCode).toBe(204);
     expect((await call(t.app, 'GET', '/api/impersonation/active', { token: created.secret })).statusCode).toBeLessThan(500);
     expect((await call(t.app, 'POST', '/api/impersonation/stop', { token: created.secret, body: {} })).statusCode).toBeLessThan(500);
-    expect((await call(t.app, 'POST', `/api/invitations/${MISSING}/accept`, { token: created.secret, body: {} })).statusCode).toBe(404);
+    // An invitation is a person's to answer: a token is refused whatever the id.
+    const accepted = await call(t.app, 'POST', `/api/invitations/${MISSING}/accept`, { token: created.secret, body: {} });
+    expect(accepted.statusCode).toBe(403);
+    expect(accepted.json().error).toBe(INTEGRATION_MESSAGES.peopleOnly);
   });
 });
 

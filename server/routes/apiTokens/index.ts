@@ -24,7 +24,7 @@ import {
 } from '../../db/queries/integrations';
 import { conflict, invalid, notFound } from '../../errors';
 import { requireActor, scope } from '../../plugins/context';
-import { requireIntegrationManager, requirePlatform } from '../../policies';
+import { requireActingAsSelf, requireIntegrationManager, requirePlatform } from '../../policies';
 import { presentAdminApiToken, presentApiToken } from '../../presenters/integrations';
 import { parse } from '../../validation';
 
@@ -59,6 +59,7 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
   app.post('/api-tokens', { config: { doc: create } }, async (req, reply) => {
     const { actor, tenantId } = scope(req);
     requireIntegrationManager(actor);
+    requireActingAsSelf(actor);
     const input = parse(createApiTokenSchema, req.body);
     const serviceIds = input.serviceIds && input.serviceIds.length > 0 ? input.serviceIds : null;
     if (serviceIds && (await countTenantServices(db(), tenantId, serviceIds)) !== serviceIds.length) throw invalid(M.tokenServiceUnknown, 'serviceIds');

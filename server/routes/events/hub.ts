@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { concernsTenant, type Change, type ChangeFeed } from '../../db/changes';
 import type { Actor } from '../../plugins/context';
+import { MAX_EVENT_STREAMS } from '../../../common/limits';
 
 /**
  * What the browsers' live updates carry (docs/decisions/0115-change-stream.md): which kind of record
@@ -48,6 +49,13 @@ const KEPT = 2000;
 export const HEARTBEAT_MS = 20_000;
 /** Asked of the browser before it reconnects after the stream ends. */
 const RETRY_MS = 1000;
+/** The longest a timer may wait (setTimeout's limit); a later expiry is checked again then. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** Whose streams a stream counts among: the API token's, or the person's (the super admin's while impersonating). */
+export function streamHolder(actor: Actor): string {
+  return actor.apiToken ? `token:${actor.apiToken.id}` : `person:${actor.impersonator?.id ?? actor.userId}`;
+}
 
 export interface Stream {
   req: FastifyRequest;
@@ -58,6 +66,8 @@ export interface Stream {
   recheck: () => Promise<boolean>;
   checking?: Promise<void>;
   closed?: boolean;
+  /** Ends the stream when its credential expires. */
+  expiry?: NodeJS.Timeout;
 }
 
 /**
@@ -70,6 +80,8 @@ export class LiveHub {
   private seq = 0;
   private readonly held: Held[] = [];
   private readonly streams = new Set<Stream>();
+  /** Open streams by holder (streamHolder). */
+  private readonly holders = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unfollow: () => void;
 
@@ -85,13 +97,25 @@ export class LiveHub {
     return this.streams.size;
   }
 
+  /** Whether the caller may open one more stream in this process (at most MAX_EVENT_STREAMS each). */
+  hasRoomFor(actor: Actor): boolean {
+    return (this.holders.get(streamHolder(actor)) ?? 0) < MAX_EVENT_STREAMS;
+  }
+
   /** Opens a stream: the headers, then what it missed since `lastEventId` (or a resync when that cannot be known). */
   add(stream: Stream, lastEventId: string | undefined): void {
     this.streams.add(stream);
+    const holder = streamHolder(stream.actor);
+    this.holders.set(holder, (this.holders.get(holder) ?? 0) + 1);
     stream.res.on('close', () => {
       stream.closed = true;
+      clearTimeout(stream.expiry);
       this.streams.delete(stream);
+      const left = (this.holders.get(holder) ?? 1) - 1;
+      if (left > 0) this.holders.set(holder, left);
+      else this.holders.delete(holder);
     });
+    this.endAtExpiry(stream);
     write(stream, `retry: ${RETRY_MS}\n: stream of ${this.boot}\n\n`);
     if (lastEventId === undefined) return;
     const missed = this.missedSince(stream.actor, stream.tenantId, lastEventId);
@@ -130,7 +154,11 @@ export class LiveHub {
 
   private hear(change: Change): void {
     const event = eventOf(change);
-    if (!event) return;
+    if (!event) {
+      // No page shows it, but it may end a stream's credential (an API token's).
+      for (const stream of this.streams) if (endsAccess(stream, change)) this.recheck(stream);
+      return;
+    }
     const seq = ++this.seq;
     this.held.push({ seq, change, event });
     if (this.held.length > KEPT) this.held.shift();
@@ -140,16 +168,32 @@ export class LiveHub {
     }
   }
 
-  /** The caller's access may have ended: it is checked before anything more is sent. */
-  private recheck(stream: Stream, seq: number, event: LiveEvent): void {
+  /**
+   * An expiry passes without a write: the stream's credential (a session or an API token) is
+   * checked again when it expires, which ends the stream.
+   */
+  private endAtExpiry(stream: Stream): void {
+    const wait = stream.actor.exp * 1000 - Date.now();
+    stream.expiry = setTimeout(
+      () => {
+        if (wait > LONGEST_TIMER_MS) this.endAtExpiry(stream);
+        else this.recheck(stream);
+      },
+      Math.min(Math.max(wait, 0), LONGEST_TIMER_MS),
+    );
+    stream.expiry.unref();
+  }
+
+  /** The caller's access may have ended: it is checked before anything more (the event, when one is given) is sent. */
+  private recheck(stream: Stream, seq?: number, event?: LiveEvent): void {
     const previous = stream.checking ?? Promise.resolve();
     stream.checking = previous
       .then(() => (stream.closed ? false : stream.recheck()))
       .then(
         (allowed) => {
           if (stream.closed) return;
-          if (allowed) this.send(stream, seq, event);
-          else end(stream);
+          if (!allowed) end(stream);
+          else if (seq !== undefined && event) this.send(stream, seq, event);
         },
         () => end(stream),
       );
@@ -189,7 +233,12 @@ function endsAccess(stream: Stream, change: Change): boolean {
       return touches(change.tenants, stream.tenantId);
     case 'users':
     case 'tenant_memberships':
+      // An API token's rights may follow its tenant's people (its creator's rights).
+      if (actor.apiToken) return touches(change.tenants, stream.tenantId);
       return touches(change.users, actor.userId) || (actor.impersonator !== null && touches(change.users, actor.impersonator.id));
+    case 'api_tokens':
+      // Revoked, suspended or changed: the token's streams are checked again.
+      return actor.apiToken !== null && touches(change.tenants, stream.tenantId);
     case 'revoked_tokens':
       return touches(change.tokens, actor.jti);
     case 'impersonations':

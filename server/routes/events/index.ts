@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { resolveActor } from '../../plugins/session';
+import { resolveCaller } from '../../plugins/session';
 import { resolveTenant } from '../../plugins/tenant';
 import { scope } from '../../plugins/context';
 import { asSystem } from '../../db/scope';
@@ -7,6 +7,12 @@ import { LiveHub } from './hub';
 import { requireWholeTenant } from '../../policies';
 import { z } from 'zod';
 import { documented } from '../../openapi';
+import { tooManyRequests } from '../../errors';
+import { M } from '../../../common/messages';
+import { MAX_EVENT_STREAMS } from '../../../common/limits';
+
+/** When a caller refused an 11th stream may try again. */
+const STREAM_RETRY_AFTER_S = 30;
 
 /** One live update (hub.ts `LiveEvent`): which kind of record changed and the ids concerned, never content. */
 const liveEventSchema = z.discriminatedUnion('type', [
@@ -47,7 +53,9 @@ function lastEventId(req: FastifyRequest): string | undefined {
  * GET /api/events: the live updates of the tenant a caller works in, as Server-Sent Events
  * (docs/decisions/0115-change-stream.md). Any signed-in member may follow their tenant; events name
  * the kind of record and the ids concerned, and the page reads again what it shows with its own
- * rights. A caller whose access ends is told (`ended`) and the stream closes.
+ * rights. A caller whose access ends is told (`ended`) and the stream closes: a session logged out
+ * or expired, an API token revoked or expired, a membership or the tenant gone. One person or one
+ * API token holds at most MAX_EVENT_STREAMS open streams in a process (decision 0164).
  *
  * A caller that does not accept `text/event-stream` gets, at once and as JSON, the events this
  * process still holds after its `Last-Event-ID` (none without one), with the id to ask from next.
@@ -70,7 +78,7 @@ export default async function eventRoutes(app: FastifyInstance) {
           content: { 'application/json': eventsSinceSchema, 'text/event-stream': null },
         },
       },
-      { query: eventsQuery },
+      { query: eventsQuery, errors: { 429: `${M.tooManyEventStreams} (more than ${MAX_EVENT_STREAMS} open streams); retry after the Retry-After header` } },
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
@@ -78,6 +86,10 @@ export default async function eventRoutes(app: FastifyInstance) {
       requireWholeTenant(actor);
       const wantsStream = (req.headers.accept ?? '').includes('text/event-stream');
       if (!wantsStream) return hub.since(actor, tenantId, lastEventId(req));
+      if (!hub.hasRoomFor(actor)) {
+        reply.header('Retry-After', String(STREAM_RETRY_AFTER_S));
+        throw tooManyRequests(M.tooManyEventStreams);
+      }
 
       reply.hijack();
       const res = reply.raw;
@@ -96,11 +108,11 @@ export default async function eventRoutes(app: FastifyInstance) {
           res,
           actor,
           tenantId,
-          // Heard from the change stream, outside any request: the session is read across tenants,
-          // as the session plugin reads it.
+          // Heard from the change stream, outside any request: the session or API token is read across
+          // tenants, as the session plugin reads it.
           recheck: () =>
             asSystem(async () => {
-              const current = await resolveActor(req);
+              const current = await resolveCaller(req);
               await resolveTenant(req, current);
               return true;
             }),

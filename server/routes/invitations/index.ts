@@ -8,6 +8,14 @@ import { presentTenant } from '../../presenters/users';
 import { M } from '../../../common/messages';
 import { tenantAnswerSchema } from '../../../common/schemas/tenants';
 import type { RouteDoc } from '../../openapi';
+import { requirePerson } from '../../policies';
+
+/** An invitation is answered by the person invited, never by an API token. */
+function person(req: FastifyRequest) {
+  const actor = requireActor(req);
+  requirePerson(actor);
+  return actor;
+}
 
 function invitationIdOf(req: FastifyRequest): string {
   const parsed = idParamSchema.safeParse(req.params);
@@ -23,7 +31,7 @@ function invitationIdOf(req: FastifyRequest): string {
 export default async function invitationRoutes(app: FastifyInstance) {
   // The invitee's own: the tenant header is ignored.
   const own = (doc: Omit<RouteDoc, 'capability' | 'tags'>) => ({
-    config: { tenant: false, doc: { capability: 'the person invited', tags: ['Invitations'], ...doc } },
+    config: { tenant: false, doc: { capability: 'the person invited (never an API token)', tags: ['Invitations'], ...doc } },
   });
   const db = () => app.database.db;
 
@@ -35,13 +43,13 @@ export default async function invitationRoutes(app: FastifyInstance) {
       errors: { 409: M.tenantArchived },
     }),
     async (req) => {
-      const tenant = await acceptInvitation(db(), requireActor(req), invitationIdOf(req));
+      const tenant = await acceptInvitation(db(), person(req), invitationIdOf(req));
       return { tenant: presentTenant(tenant) };
     },
   );
 
   app.delete('/invitations/:id', own({ summary: 'Decline an invitation', responses: { 204: null } }), async (req, reply) => {
-    await declineInvitation(db(), requireActor(req), invitationIdOf(req));
+    await declineInvitation(db(), person(req), invitationIdOf(req));
     return reply.status(204).send();
   });
 }

@@ -4,13 +4,13 @@ import { embedOriginsSchema } from '../../../common/schemas/publishing';
 import { writeAudit } from '../../commands/audit';
 import { getEmbedOrigins, setEmbedOrigins } from '../../db/queries/embedding';
 import { scope } from '../../plugins/context';
-import { requireTenant } from '../../policies';
+import { requireAccessManager } from '../../policies';
 import { parse } from '../../validation';
 import type { RouteDoc } from '../../openapi';
 
 const origins = z.object({ origins: z.array(z.string()) });
 const doc = (summary: string, extra: Partial<RouteDoc> = {}): { config: { doc: RouteDoc } } => ({
-  config: { doc: { summary, capability: 'tenant.publishing', tags: ['Publishing'], responses: { 200: origins }, ...extra } },
+  config: { doc: { summary, capability: 'tenant.publishing (a person, never an API token)', tags: ['Publishing'], responses: { 200: origins }, ...extra } },
 });
 
 /**
@@ -22,7 +22,7 @@ export default async function publishingRoutes(app: FastifyInstance) {
 
   app.get('/publishing/embed-origins', doc("The origins allowed to embed the tenant's public pages in a frame"), async (req) => {
     const { actor, tenantId } = scope(req);
-    requireTenant(actor, 'tenant.publishing');
+    requireAccessManager(actor, 'tenant.publishing');
     return { origins: await getEmbedOrigins(db, tenantId) };
   });
 
@@ -31,7 +31,7 @@ export default async function publishingRoutes(app: FastifyInstance) {
     doc("Replace the origins allowed to embed the tenant's public pages (none: no framing)", { body: embedOriginsSchema }),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      requireTenant(actor, 'tenant.publishing');
+      requireAccessManager(actor, 'tenant.publishing');
       const { origins } = parse(embedOriginsSchema, req.body);
       const unique = [...new Set(origins)];
       await db.transaction(async (tx) => {

@@ -20,13 +20,15 @@ import { presentService } from '../../presenters/services';
 import { presentActorRole, presentAssignment, presentQuickTemplate, presentTenantUser } from '../../presenters/settings';
 import { parse } from '../../validation';
 import { scope, serviceOf } from '../../plugins/context';
-import { requireTenant } from '../../policies';
+import { managesAccess, requireActingAsSelf, requirePerson, requireTenant } from '../../policies';
 import { assign, changeRole, removeAssignment } from './assignments';
 
 const serviceParams = z.object({ id: settingsIdSchema });
 const userParams = z.object({ id: settingsIdSchema, userId: settingsIdSchema });
 
 const doc = documented('Service users');
+/** Assignments give people access: managed by a person with the service's admin rights. */
+const SERVICE_ACCESS = 'service.admin (a person, never an API token)';
 const noAssignment = { 404: `Not found; or: ${SETTINGS_MESSAGES.assignmentNotFound}` };
 
 function params<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
@@ -48,13 +50,15 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { id } = params(serviceParams, req.params);
-      const { service, tenantId, permissions } = await serviceOf(req, id, 'service.settings');
+      const { service, tenantId, permissions, actor } = await serviceOf(req, id, 'service.settings');
       // The tenant's users are a tenant right: a service assignment shows this service's assignments only.
+      // People and access are a person's to manage: an API token is shown neither.
+      const people = managesAccess(actor);
       const [roles, templates, tenantUsers, assignments] = await Promise.all([
         listActorRoles(db(), tenantId, service.id),
         listQuickTemplates(db(), tenantId, service.id),
-        permissions.canManageUsers ? listTenantUsers(db(), tenantId) : Promise.resolve([]),
-        permissions.canAdmin ? listAssignments(db(), tenantId, service.id) : Promise.resolve([]),
+        people && permissions.canManageUsers ? listTenantUsers(db(), tenantId) : Promise.resolve([]),
+        people && permissions.canAdmin ? listAssignments(db(), tenantId, service.id) : Promise.resolve([]),
       ]);
       return {
         service: presentService(service),
@@ -67,8 +71,9 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     },
   );
 
-  app.get('/services/:id/users', doc("A service's user assignments", 'service.admin', { 200: assignmentListSchema }), async (req) => {
+  app.get('/services/:id/users', doc("A service's user assignments", SERVICE_ACCESS, { 200: assignmentListSchema }), async (req) => {
     const { id } = params(serviceParams, req.params);
+    requirePerson(scope(req).actor);
     const { service, tenantId } = await serviceOf(req, id, 'service.admin');
     const rows = await listAssignments(db(), tenantId, service.id);
     return { assignments: rows.map(presentAssignment) };
@@ -78,12 +83,13 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     '/services/:id/users',
     doc(
       'Assign a user of the tenant a role on the service',
-      'service.admin',
+      SERVICE_ACCESS,
       { 201: assignmentAnswerSchema },
       { body: assignUserSchema, errors: { 404: `Not found; or: ${SETTINGS_MESSAGES.userNotMember}`, 409: SETTINGS_MESSAGES.alreadyAssigned } },
     ),
     async (req, reply) => {
       const { id } = params(serviceParams, req.params);
+      requirePerson(scope(req).actor);
       const input = parse(assignUserSchema, req.body);
       const ctx = await serviceOf(req, id, 'service.admin');
       const user = await findTenantUser(db(), ctx.tenantId, { id: input.userId });
@@ -95,9 +101,10 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
 
   app.put(
     '/services/:id/users/:userId',
-    doc("Change a user's role on the service", 'service.admin', { 200: assignmentAnswerSchema }, { body: changeAssignmentSchema, errors: noAssignment }),
+    doc("Change a user's role on the service", SERVICE_ACCESS, { 200: assignmentAnswerSchema }, { body: changeAssignmentSchema, errors: noAssignment }),
     async (req) => {
       const p = params(userParams, req.params);
+      requirePerson(scope(req).actor);
       const input = parse(changeAssignmentSchema, req.body);
       const ctx = await serviceOf(req, p.id, 'service.admin');
       const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
@@ -109,9 +116,10 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
 
   app.delete(
     '/services/:id/users/:userId',
-    doc("Remove a user's assignment to the service", 'service.admin', { 204: null }, { errors: noAssignment }),
+    doc("Remove a user's assignment to the service", SERVICE_ACCESS, { 204: null }, { errors: noAssignment }),
     async (req, reply) => {
       const p = params(userParams, req.params);
+      requirePerson(scope(req).actor);
       const ctx = await serviceOf(req, p.id, 'service.admin');
       const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
       if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
@@ -125,16 +133,18 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     '/services/:id/users/new',
     doc(
       'Create a user of the tenant from service settings, assigned to the service unless assign is false; an address with an account elsewhere is invited, with the same answer',
-      'service.admin and tenant.users',
+      'service.admin and tenant.users (a person, never an API token)',
       { 201: createdServiceUserSchema },
       { body: createServiceUserSchema, errors: { 409: M.emailTaken } },
     ),
     async (req: FastifyRequest, reply) => {
       const { id } = params(serviceParams, req.params);
+      requirePerson(scope(req).actor);
       const input = parse(createServiceUserSchema, req.body);
       const ctx = await serviceOf(req, id, 'service.admin');
       // Creating a user of the tenant is a tenant right, which no service assignment gives.
       requireTenant(ctx.actor, 'tenant.users');
+      requireActingAsSelf(ctx.actor);
       // The same command as Tenant Settings: an account outside the tenant is invited (decision 0110).
       const result = await createUser(db(), {
         actor: ctx.actor,

@@ -13,7 +13,8 @@ import { M } from '../../../common/messages';
 import { documented, type RouteDoc } from '../../openapi';
 
 const tenantUsers = documented('Tenant users');
-const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => tenantUsers(summary, 'tenant.users', responses, extra);
+const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) =>
+  tenantUsers(summary, 'tenant.users (a person, never an API token)', responses, extra);
 import { notFound } from '../../errors';
 import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant, setMembershipRole } from '../../db/queries/admin';
 import type { TenantRow } from '../../db/queries/users';
@@ -22,7 +23,7 @@ import { findInvitationOf, findTenantInvitation, listTenantInvitations, setInvit
 import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
-import { requireMayChangeRole, requireMayRemoveUser, requireTenant } from '../../policies';
+import { requireAccessManager, requireActingAsSelf, requireMayChangeRole, requireMayRemoveUser } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser, decideCreatorScope, presentInvitationAsUser } from '../../commands/createUser';
@@ -44,7 +45,7 @@ export default async function userRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      requireTenant(actor, 'tenant.users');
+      requireAccessManager(actor);
       const query = parse(userPageQuerySchema, req.query);
       if (isPaged(query)) return pageOfUsers(tenantId, scope(req).tenant, query);
       const [members, invitations] = await Promise.all([listTenantUsers(db(), tenantId), listTenantInvitations(db(), tenantId)]);
@@ -91,7 +92,8 @@ export default async function userRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const { actor } = scope(req);
-      requireTenant(actor, 'tenant.users');
+      requireAccessManager(actor);
+      requireActingAsSelf(actor);
       const input = parse(createTenantUserSchema, req.body);
       // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
       const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
@@ -155,7 +157,7 @@ export default async function userRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
-      requireTenant(actor, 'tenant.users');
+      requireAccessManager(actor);
       const parsed = idParamSchema.safeParse(req.params);
       if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
       const id = parsed.data.id;

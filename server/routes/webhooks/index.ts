@@ -16,7 +16,7 @@ import { conflict, invalid, notFound } from '../../errors';
 import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../integrations/signing';
 import { refuseUrl } from '../../integrations/targets';
 import { scope } from '../../plugins/context';
-import { requireIntegrationManager } from '../../policies';
+import { requireActingAsSelf, requireIntegrationManager } from '../../policies';
 import { presentDelivery, presentWebhook } from '../../presenters/integrations';
 import { parse } from '../../validation';
 import { nextBefore } from '../../presenters/paging';
@@ -63,6 +63,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
+      requireActingAsSelf(actor);
       const input = parse(createWebhookSchema, req.body);
       checkUrl(input.url);
       const secret = newWebhookSecret();
@@ -99,6 +100,8 @@ export default async function webhookRoutes(app: FastifyInstance) {
       requireIntegrationManager(actor);
       const { id } = idsOf(req, M.webhookNotFound);
       const input = parse(updateWebhookSchema, req.body);
+      // A new destination or a new secret would outlast an impersonation as a new webhook would.
+      if (input.url !== undefined || input.rotateSecret) requireActingAsSelf(actor);
       if (input.url !== undefined) checkUrl(input.url);
       const secret = input.rotateSecret ? newWebhookSecret() : undefined;
       const row = await db().transaction(async (tx) => {

@@ -1,12 +1,17 @@
 import { higherRole } from '../../../common/roles';
 import { PERMISSIONS } from '../../policies';
 import type { RegisteredRoute } from '../../app';
-import type { RouteRule } from './routeTable';
+import { PEOPLE_ROUTES, type RouteRule } from './routeTable';
 import type { ActorName, IsolationWorld } from './world';
 
 export type Target = 'own' | 'foreign' | 'missing' | 'none';
 export type HeaderKind = 'own' | 'other' | 'missing' | 'unknown';
 export const HEADERS: HeaderKind[] = ['own', 'other', 'missing', 'unknown'];
+/**
+ * The headers an API token is probed with: its own tenant and another. A missing or unknown slug
+ * is resolved by the same tenant check as for a session, which the people actors probe.
+ */
+export const TOKEN_HEADERS: HeaderKind[] = ['own', 'other'];
 
 /** What a cell must answer: success (2xx), or a refusal with one of these statuses. */
 export type Expectation = { ok: true } | { ok: false; statuses: number[] };
@@ -30,6 +35,9 @@ export interface Cell {
 export function expectation(route: RegisteredRoute, rule: Exclude<RouteRule, 'public'>, world: IsolationWorld, cell: Cell): Expectation {
   const actor = world.actors[cell.actor];
   if (!actor.token) return refuse(401);
+  const key = `${route.method} ${route.url}`;
+  // People and access are never an API token's, whatever the record or the header.
+  if (actor.apiToken && PEOPLE_ROUTES.has(key)) return refuse(403);
   const home = actor.home;
   const away = home === 'A' ? 'B' : 'A';
   const targetTenant = cell.target === 'own' ? home : cell.target === 'foreign' ? away : cell.target === 'missing' ? null : undefined;
@@ -38,14 +46,19 @@ export function expectation(route: RegisteredRoute, rule: Exclude<RouteRule, 'pu
   const raised =
     actor.assigned && targetTenant === home && cell.header !== 'other' && rule !== 'member' && rule !== 'self' && PERMISSIONS[rule].scope === 'service';
   const rung = actor.superAdmin ? 'superAdmin' : raised ? higherRole(actor.role, actor.assigned) : actor.role;
-  const holds = rule === 'member' || rule === 'self' ? true : PERMISSIONS[rule][rung];
+  // A token limited to some services holds no tenant-wide right, nor the tenant's live updates.
+  const limited = actor.apiToken?.limited === true;
+  const holds =
+    rule === 'member' || rule === 'self'
+      ? !(limited && key === 'GET /api/events')
+      : PERMISSIONS[rule][rung] && !(limited && PERMISSIONS[rule].scope !== 'service');
 
   if (route.config.tenant === false) {
     // An invitation is addressed to one person, none of the actors here: to everyone else it does
     // not exist, in any tenant (the invitee's own answers: server/routes/invitations).
     if (route.url.startsWith('/api/invitations/')) return refuse(404);
     // Only an impersonation, or a super admin with impersonations running, has anything to stop.
-    if (`${route.method} ${route.url}` === 'POST /api/impersonation/stop' && !actor.superAdmin && cell.actor !== 'impersonation') return refuse(409);
+    if (key === 'POST /api/impersonation/stop' && !actor.superAdmin && cell.actor !== 'impersonation') return refuse(409);
     if (!holds) return refuse(403);
     if (targetTenant === null) return refuse(404);
     return OK;
@@ -58,7 +71,7 @@ export function expectation(route: RegisteredRoute, rule: Exclude<RouteRule, 'pu
   if (targetTenant !== context) return holds ? refuse(404) : refuse(403, 404);
   if (!holds) return refuse(403);
   // Moving a service needs membership of the target tenant, which only a super admin has here.
-  if (`${route.method} ${route.url}` === 'PATCH /api/services/:id/move-tenant' && !actor.superAdmin) return refuse(403);
+  if (key === 'PATCH /api/services/:id/move-tenant' && !actor.superAdmin) return refuse(403);
   return OK;
 }
 

@@ -128,6 +128,43 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'POST /api/webhooks/:id/deliveries/:deliveryId/retry': 'tenant.users',
 };
 
+/**
+ * The routes that manage people or access (users, invitations, memberships, service role
+ * assignments, embedding origins, API tokens, webhooks): a signed-in person's, answered 403 to an API
+ * token of any role (server/policies: requirePerson).
+ */
+export const PEOPLE_ROUTES: ReadonlySet<string> = new Set([
+  'GET /api/users',
+  'POST /api/users',
+  'DELETE /api/users/:id',
+  'POST /api/invitations/:id/accept',
+  'DELETE /api/invitations/:id',
+  'GET /api/services/:id/users',
+  'POST /api/services/:id/users',
+  'PUT /api/services/:id/users/:userId',
+  'DELETE /api/services/:id/users/:userId',
+  'POST /api/services/:id/users/new',
+  'GET /api/service-roles/service/:id',
+  'POST /api/service-roles',
+  'PUT /api/service-roles/:id',
+  'DELETE /api/service-roles/:id',
+  'GET /api/publishing/embed-origins',
+  'PUT /api/publishing/embed-origins',
+  'POST /api/api-tokens',
+  'GET /api/api-tokens',
+  'DELETE /api/api-tokens/:id',
+  'POST /api/webhooks',
+  'GET /api/webhooks',
+  'PUT /api/webhooks/:id',
+  'DELETE /api/webhooks/:id',
+  'GET /api/webhooks/:id/deliveries',
+  'POST /api/webhooks/:id/deliveries/:deliveryId/retry',
+]);
+
+/** Whether a route's url is one of people and access: every such route must be listed above. */
+export const looksLikePeopleRoute = (url: string) =>
+  /^\/api\/(users|invitations|service-roles|publishing|api-tokens|webhooks)(\/|$)|^\/api\/services\/:id\/users(\/|$)/.test(url);
+
 /** Query strings of the routes that name their records there, filled from a dataset. */
 export const QUERIES: Record<string, (d: Dataset) => Record<string, string>> = {
   'GET /api/snapshots/compare': (d) => ({ from: d.snapshot.id, to: 'current' }),

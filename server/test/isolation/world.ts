@@ -3,9 +3,9 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db';
 import { actorRoles, apiTokens, quickTemplates, snapshots, tenantInvitations, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { assignServiceRole, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
+import { assignServiceRole, createApiToken, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
 import { quarterOf } from '../../../common/quarters';
-import type { Role } from '../../../common/roles';
+import { ROLES, type Role } from '../../../common/roles';
 
 const unique = () => randomBytes(4).toString('hex');
 
@@ -119,7 +119,20 @@ export function missingDataset(): Dataset {
 }
 
 export type ActorName =
-  'signedOut' | 'reader' | 'editor' | 'admin' | 'adminOfB' | 'superAdmin' | 'impersonation' | 'readerAsEditor' | 'readerAsAdmin' | 'editorAsAdmin';
+  | 'signedOut'
+  | 'reader'
+  | 'editor'
+  | 'admin'
+  | 'adminOfB'
+  | 'superAdmin'
+  | 'impersonation'
+  | 'readerAsEditor'
+  | 'readerAsAdmin'
+  | 'editorAsAdmin'
+  | TokenActorName;
+/** API tokens of A of every role, for every service or limited to A's service. */
+export type TokenActorName = `${Role}Token` | `${Role}TokenLimited`;
+export const TOKEN_ACTORS: TokenActorName[] = ROLES.flatMap((role) => [`${role}Token` as const, `${role}TokenLimited` as const]);
 export const ACTORS: ActorName[] = [
   'signedOut',
   'reader',
@@ -131,6 +144,7 @@ export const ACTORS: ActorName[] = [
   'readerAsEditor',
   'readerAsAdmin',
   'editorAsAdmin',
+  ...TOKEN_ACTORS,
 ];
 
 /** An actor of the matrix. `assigned`: their service role assignment on their home dataset's service. */
@@ -141,6 +155,8 @@ export interface MatrixActor {
   superAdmin: boolean;
   userId: string | null;
   assigned?: Role;
+  /** An API token (its row's id is `userId`); limited: to its home dataset's service only. */
+  apiToken?: { limited: boolean };
 }
 
 export interface IsolationWorld {
@@ -174,6 +190,8 @@ export async function buildIsolationWorld(app: FastifyInstance, db: Executor): P
   const sign = async (sub: string) => (await app.tokens.sign({ sub, ttlSeconds: 3600 })).token;
   const superSession = await app.tokens.sign({ sub: superAdmin.id, ttlSeconds: 3600 });
   const imp = await app.tokens.sign({ sub: reader.id, imp: superAdmin.id, tid: ta.id, sid: superSession.jti, ttlSeconds: 3600 });
+  const tokens = {} as Record<TokenActorName, MatrixActor>;
+  for (const name of TOKEN_ACTORS) tokens[name] = await tokenActor(db, name, ta.id, A.service.id);
   return {
     A,
     B,
@@ -190,8 +208,17 @@ export async function buildIsolationWorld(app: FastifyInstance, db: Executor): P
       readerAsEditor: await raised('reader', 'editor'),
       readerAsAdmin: await raised('reader', 'admin'),
       editorAsAdmin: await raised('editor', 'admin'),
+      ...tokens,
     },
   };
+}
+
+/** An API token of the tenant with the actor's role, limited to the service when its name says so. */
+export async function tokenActor(db: Executor, name: TokenActorName, tenantId: string, serviceId: string): Promise<MatrixActor> {
+  const limited = name.endsWith('Limited');
+  const role = name.replace(/TokenLimited$|Token$/, '') as Role;
+  const token = await createApiToken(db, tenantId, { role, name, serviceIds: limited ? [serviceId] : null });
+  return { token: token.secret, home: 'A', role, superAdmin: false, userId: token.id, apiToken: { limited } };
 }
 
 /**
@@ -204,7 +231,11 @@ export async function fingerprinter(db: Executor): Promise<() => Promise<Record<
   )) as unknown as { rows: { table_name: string }[] };
   const names = rows.rows.map((r) => r.table_name);
   const query = names
-    .map((n) => `select '${n}' as t, count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as f from "${n}" x`)
+    // An API token's last use is recorded on any call, refused or not: it is left out.
+    .map((n) => {
+      const row = n === 'api_tokens' ? `(to_jsonb(x) - 'last_used_at')::text` : 'x::text';
+      return `select '${n}' as t, count(*)::text || ':' || coalesce(md5(string_agg(${row}, '|' order by ${row})), '') as f from "${n}" x`;
+    })
     .join(' union all ');
   return async () => {
     const res = (await db.execute(sql.raw(query))) as unknown as { rows: { t: string; f: string }[] };
