@@ -17,6 +17,7 @@ export type AuditAction =
   | 'invitation.decline'
   | 'invitation.withdraw'
   | 'service.create'
+  | 'service.update'
   | 'service.import'
   | 'service.archive'
   | 'service.unarchive'

@@ -17,6 +17,7 @@ const ACTION_LABELS: Record<string, string> = {
   'invitation.decline': 'Declined an invitation',
   'invitation.withdraw': 'Withdrew an invitation',
   'service.create': 'Created service',
+  'service.update': 'Changed service',
   'service.import': 'Imported service',
   'service.archive': 'Archived service',
   'service.unarchive': 'Unarchived service',
@@ -190,11 +191,17 @@ function changesOf(row: AuditRow, names: Names): AuditChange[] {
       if (row.action === 'availability.set' && typeof d.value === 'string') out.push({ label: 'Text', from: text(d.from), to: d.value });
       return out;
     }
+    case 'service.update':
     case 'category.update':
     case 'aspect.update':
     case 'actor_role.update':
-    case 'quick_template.update':
-      return text(d.from) !== null || text(d.to) !== null ? [{ label: 'Text', from: text(d.from), to: text(d.to) }] : [];
+    case 'quick_template.update': {
+      const label = row.action === 'aspect.update' ? 'Title' : row.action.endsWith('category.update') || row.action === 'service.update' ? 'Name' : 'Text';
+      const out: AuditChange[] = text(d.from) !== null || text(d.to) !== null ? [{ label, from: text(d.from), to: text(d.to) }] : [];
+      const fields = textList(d.fields)?.filter((f) => f !== 'name' && f !== 'title');
+      if (fields?.length) out.push({ label: 'Changed', from: null, to: fields.join(', ') });
+      return out;
+    }
     case 'actor_role.create':
     case 'quick_template.create':
       return [{ label: 'Text', from: null, to: text(d.text) }];
