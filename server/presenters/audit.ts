@@ -163,7 +163,9 @@ function changesOf(row: AuditRow, names: Names): AuditChange[] {
       return [{ label: 'Name', from: text(d.from), to: text(d.to) }];
     case 'aspect.move': {
       const side = (v: unknown) => (v && typeof v === 'object' ? text((v as { name?: unknown }).name) : null);
-      return [{ label: 'Category', from: side(d.from), to: side(d.to) }];
+      const fields = textList(d.fields);
+      const also: AuditChange[] = fields?.length ? [{ label: 'Changed', from: null, to: fields.join(', ') }] : [];
+      return [{ label: 'Category', from: side(d.from), to: side(d.to) }, ...also];
     }
     case 'service.move':
       return [{ label: 'Tenant', from: nameOf(names, 'tenants', text(d.fromTenantId)), to: nameOf(names, 'tenants', text(d.toTenantId)) }];

@@ -128,7 +128,8 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
           changes.description !== current.description ? 'description' : null,
           changes.isPublic !== undefined && changes.isPublic !== current.isPublic ? 'visibility' : null,
         ].filter((f): f is string => f !== null);
-        if (edited.length) {
+        // One entry for the request: a move names what else changed with it.
+        if (edited.length && !move) {
           const details: Record<string, unknown> = { serviceId: aspect.serviceId, title: input.title, fields: edited };
           if (edited.includes('title')) Object.assign(details, { from: current.title, to: changes.title });
           await writeAudit(tx, actor, { tenantId, action: 'aspect.update', targetType: 'aspect', targetId: aspect.id, details });
@@ -139,7 +140,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
             action: 'aspect.move',
             targetType: 'aspect',
             targetId: aspect.id,
-            details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to },
+            details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to, ...(edited.length ? { fields: edited } : {}) },
           });
         }
         return row!;

@@ -161,7 +161,10 @@ describe('every write to the catalog is on the record', () => {
     const aspect = (await createAspect(t.db, w.tenant.id, service.id, category.id))!;
     const token = (await call(t.app, 'POST', '/api/api-tokens', { token: w.tokens.admin, body: { name: 'Release bot', role: 'editor' } })).json();
     await write('POST', '/availabilities/batch', { serviceId: service.id, cells: [{ aspectId: aspect.id, timeBucket: '2030-Q1', value: 'x' }] }, token.secret);
-    const imp = await call(t.app, 'POST', '/api/impersonation/start', { token: w.tokens.superAdmin, body: { userId: w.users.editor.id, tenantId: w.tenant.id } });
+    const imp = await call(t.app, 'POST', '/api/impersonation/start', {
+      token: w.tokens.superAdmin,
+      body: { userId: w.users.editor.id, tenantId: w.tenant.id },
+    });
     expect(imp.statusCode, imp.body).toBe(200);
     await write('POST', '/categories', { serviceId: service.id, name: 'Under impersonation' }, imp.json().token);
     await writeAudit(t.db, { system: 'Import' }, { tenantId: w.tenant.id, action: 'service.import', targetType: 'service', targetId: service.id });
@@ -180,10 +183,14 @@ describe('every write to the catalog is on the record', () => {
     expect(actors).toContainEqual({ id: token.token.id, kind: 'api_token', label: 'API token "Release bot"' });
   });
 
-  it("a service role entry names the person, by email once they are gone", async () => {
+  it('a service role entry names the person, by email once they are gone', async () => {
     const service = await createService(t.db, w.tenant.id);
     const person = await createUser(t.db, w.tenant.id, { role: 'reader' });
-    const added = await call(t.app, 'POST', `/api/services/${service.id}/users`, { token: w.tokens.admin, tenant: w.tenant.slug, body: { userId: person.id, role: 'editor' } });
+    const added = await call(t.app, 'POST', `/api/services/${service.id}/users`, {
+      token: w.tokens.admin,
+      tenant: w.tenant.slug,
+      body: { userId: person.id, role: 'editor' },
+    });
     expect(added.statusCode, added.body).toBe(201);
     await t.db.delete(users).where(eq(users.id, person.id));
     const [entry] = await entries({ serviceId: service.id, kind: 'access' });
@@ -202,7 +209,8 @@ describe('filters and the CSV export', () => {
     expect((await entries({ serviceId: two.id, actorId: w.users.editor.id })).length).toBe(1);
     expect((await entries({ serviceId: two.id, kind: 'cells' })).length).toBe(0);
     expect((await entries({ kind: 'catalog' })).every((e) => /^(category|aspect|actor_role|quick_template)\./.test(e.action))).toBe(true);
-    for (const query of [{ serviceId: 'x' }, { actorId: '1' }, { kind: 'everything' }]) expect((await admin('audit', query)).statusCode).toBe(400);
+    for (const query of [{ serviceId: 'x' }, { actorId: '1' }, { kind: 'everything' }] as Record<string, string>[])
+      expect((await admin('audit', query)).statusCode).toBe(400);
     // Other tenants' entries stay out whatever the filter names.
     await write('POST', '/categories', { serviceId: (await createService(t.db, w.other.id)).id, name: 'Theirs' }, w.tokens.otherAdmin).catch(() => null);
     expect((await entries({ actorId: w.users.otherAdmin.id })).length).toBe(0);
@@ -211,7 +219,10 @@ describe('filters and the CSV export', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.headers['content-disposition']).toContain('audit-log.csv');
-    const lines = csv.body.replace(/^\uFEFF/, '').trim().split('\r\n');
+    const lines = csv.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
     expect(lines[0]).toBe('Time,Actor,Actor kind,Action,Target,Service,Changes,Action code,Target id,Details');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain("'=SUM(A1)");
@@ -220,7 +231,10 @@ describe('filters and the CSV export', () => {
     const panel = await call(t.app, 'GET', '/api/admin/audit/export', { token: w.tokens.superAdmin, query: { tenantId: w.tenant.id, kind: 'catalog' } });
     expect(panel.statusCode).toBe(200);
     expect(panel.body).toContain("'=SUM(A1)");
-    const rows = await t.db.select().from(auditLog).where(and(eq(auditLog.tenantId, w.tenant.id), eq(auditLog.serviceId, one.id)));
+    const rows = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.tenantId, w.tenant.id), eq(auditLog.serviceId, one.id)));
     expect(rows).toHaveLength(1);
   });
 });

@@ -83,7 +83,9 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
         const before = await loadWritableService(tx, tenantId, id);
         const row = await updateService(tx, tenantId, id, changes);
         if (row) {
-          const fields = Object.keys(changes).filter((k) => JSON.stringify(changes[k as keyof ServiceChanges]) !== JSON.stringify(before[k as keyof typeof before]));
+          const fields = Object.keys(changes).filter(
+            (k) => JSON.stringify(changes[k as keyof ServiceChanges]) !== JSON.stringify(before[k as keyof typeof before]),
+          );
           const details: Record<string, unknown> = { name: row.name, fields };
           if (fields.includes('name')) Object.assign(details, { from: before.name, to: row.name });
           await writeAudit(tx, actor, { tenantId, action: 'service.update', targetType: 'service', targetId: id, details });
