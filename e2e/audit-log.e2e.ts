@@ -110,8 +110,12 @@ test.describe('Audit log', () => {
   test("a paste is one entry that opens its cells' history, and the filters narrow the log", async ({ page, request, context }) => {
     test.setTimeout(180_000);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    const api = await adminApi(request);
+    // A tenant admin of the first tenant (a super admin has no Tenant Settings).
     const u = unique();
+    const boss = await adminApi(request);
+    const email = `paste-admin-${u}@example.com`;
+    await boss.send('POST', '/admin/users', { email, name: `Paste Admin ${u}`, role: 'admin', tenant_id: boss.session.tenant.id, password: 'secret-pass' });
+    const api = await apiAs(request, email, 'secret-pass');
     const titles = Array.from({ length: 16 }, (_, i) => `Line ${String(i).padStart(2, '0')}`);
     const name = `Audited paste ${u}`;
     const { serviceId, aspectIds } = await seedService(
@@ -121,7 +125,7 @@ test.describe('Audit log', () => {
     );
     const q = await timelineOf(api, serviceId);
     expect(q).toHaveLength(8);
-    await openCatalog(page, serviceId);
+    await openCatalog(page, serviceId, email, 'secret-pass');
     // 16 aspects by 8 quarters: 128 cells in one paste.
     const tsv = titles.map((_, r) => q.map((__, c) => `P${r}-${c}`).join('\t')).join('\r\n') + '\r\n';
     await page.evaluate((text) => navigator.clipboard.writeText(text), tsv);

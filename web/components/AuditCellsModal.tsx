@@ -51,7 +51,7 @@ export function AuditCellsModal({ entry, panel, onClose }: { entry: AuditEntry |
                         {panel ? null : (
                           <Table.Td>
                             <Button
-                              variant="subtle"
+                              variant="default"
                               size="compact-sm"
                               aria-expanded={open === key}
                               aria-label={`History of ${title} in ${c.time_bucket}`}
