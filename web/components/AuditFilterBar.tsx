@@ -25,7 +25,7 @@ function TenantFilters({ filters, onChange }: { filters: AuditFilters; onChange:
         onChange={(v) => onChange({ ...filters, serviceId: v ?? undefined })}
         searchable
         clearable
-        w={220}
+        w={{ base: '100%', sm: 220 }}
       />
       <Select
         label="Person or token"
@@ -35,7 +35,7 @@ function TenantFilters({ filters, onChange }: { filters: AuditFilters; onChange:
         onChange={(v) => onChange({ ...filters, actorId: v ?? undefined })}
         searchable
         clearable
-        w={220}
+        w={{ base: '100%', sm: 220 }}
       />
     </>
   );
@@ -75,7 +75,7 @@ export function AuditFilterBar({ filters, onChange, panel }: AuditFilterBarProps
           value={filters.kind ?? null}
           onChange={(v) => onChange({ ...filters, kind: (v as AuditKind | null) ?? undefined })}
           clearable
-          w={260}
+          w={{ base: '100%', sm: 260 }}
         />
         <Button variant="default" onClick={() => void download()} loading={exporting}>
           Export CSV
