@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Executor } from '../db/client';
 import {
   cellTexts,
@@ -96,9 +97,9 @@ async function send(db: Executor, tenantId: string, group: Pending[]): Promise<v
 }
 
 async function sendAlone(db: Executor, pending: Pending): Promise<void> {
-  const { key, value, changedBy, expected } = pending.write;
+  const { key, value, changedBy, expected, audit } = pending.write;
   try {
-    pending.resolve(await writeAvailability(db, key, value, changedBy, expected));
+    pending.resolve(await writeAvailability(db, key, value, changedBy, expected, audit));
   } catch (err) {
     pending.reject(err);
   }
@@ -124,6 +125,25 @@ export interface CellsWritten {
   changed: CellWrite[];
   unchanged: number;
   version: number | null;
+  /** The request the written cells' history rows carry. */
+  requestId: string;
+}
+
+/**
+ * Where a request's cells lie, for its audit entry: the first and last cell as sent, how many
+ * aspects, and the earliest and latest quarter.
+ */
+export function cellRange(cells: readonly { aspectId: string; timeBucket: string }[]) {
+  if (!cells.length) return {};
+  const first = cells[0]!;
+  const last = cells[cells.length - 1]!;
+  const quarters = cells.map((c) => c.timeBucket).sort();
+  return {
+    first: { aspectId: first.aspectId, timeBucket: first.timeBucket },
+    last: { aspectId: last.aspectId, timeBucket: last.timeBucket },
+    aspects: new Set(cells.map((c) => c.aspectId)).size,
+    quarters: [quarters[0]!, quarters[quarters.length - 1]!],
+  };
 }
 
 /**
@@ -144,6 +164,8 @@ export async function writeServiceCells(
   cells: readonly CellInput[],
   /** The batch's audit row; null: the caller writes its own (a CSV apply in steps writes one for all of them). */
   audit: { action: AuditAction; details?: Record<string, unknown> } | null = { action: 'availability.batch' },
+  /** The request the cells' history rows and audit entry carry (a CSV apply in steps passes one for all its steps). */
+  requestId: string = randomUUID(),
 ): Promise<CellsWritten> {
   const locked = await lockService(tx, tenantId, serviceId);
   if (!locked) throw notFound(M.serviceNotFound);
@@ -170,16 +192,17 @@ export async function writeServiceCells(
     else if (cell.value !== (current ?? '')) changed.push({ aspectId: cell.aspectId, timeBucket: cell.timeBucket, value: cell.value });
   }
   if (conflicts.length) throw conflict(C.cellsChanged, { conflicts });
-  if (!changed.length) return { changed, unchanged: normal.length, version: null };
-  const version = await writeCellsOfService(tx, tenantId, serviceId, changed, actor.user.email || actor.user.name);
+  if (!changed.length) return { changed, unchanged: normal.length, version: null, requestId };
+  const version = await writeCellsOfService(tx, tenantId, serviceId, changed, actor.user.email || actor.user.name, requestId);
   if (audit) {
     await writeAudit(tx, actor, {
       tenantId,
       action: audit.action,
       targetType: 'service',
       targetId: serviceId,
-      details: { count: changed.length, ...audit.details },
+      requestId,
+      details: { count: changed.length, ...cellRange(changed), ...audit.details },
     });
   }
-  return { changed, unchanged: normal.length - changed.length, version };
+  return { changed, unchanged: normal.length - changed.length, version, requestId };
 }

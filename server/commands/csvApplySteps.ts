@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client';
 import { cellTexts, writeCellsOfService } from '../db/queries/catalog';
@@ -8,7 +9,7 @@ import { M } from '../../common/messages';
 import { sanitizeRichText } from '../content/sanitize';
 import { timeOrderedId } from '../content/timeOrderedId';
 import type { Actor } from '../plugins/context';
-import { writeServiceCells } from './availabilityWrites';
+import { cellRange, writeServiceCells } from './availabilityWrites';
 import { writeAudit } from './audit';
 import type { CsvPlan } from './csvImport';
 
@@ -107,6 +108,8 @@ export async function applyInSteps(db: Executor, actor: Actor, tenantId: string,
     return chosen;
   });
   const steps = stepsOf(journal, o.stepCells, newCells);
+  // One request for every step: the apply's audit entry opens the history of all its cells.
+  const requestId = randomUUID();
   try {
     for (const [i, piece] of steps.entries()) {
       await step(db, async (tx) => {
@@ -118,10 +121,10 @@ export async function applyInSteps(db: Executor, actor: Actor, tenantId: string,
           for (const u of piece.updates) await updateAspectFields(tx, tenantId, u.id, u.after);
         } else if ('cells' in piece) {
           const cells = piece.cells.map(([aspectId, timeBucket, before, value]) => ({ aspectId, timeBucket, value, expectedValue: before || null }));
-          await writeServiceCells(tx, actor, tenantId, serviceId, cells, null);
+          await writeServiceCells(tx, actor, tenantId, serviceId, cells, null, requestId);
         } else {
           const cells = piece.newCells.map(([aspectId, timeBucket, value]) => ({ aspectId, timeBucket, value }));
-          await writeServiceCells(tx, actor, tenantId, serviceId, cells, null);
+          await writeServiceCells(tx, actor, tenantId, serviceId, cells, null, requestId);
         }
         const recorded = await tx
           .update(csvApplies)
@@ -139,7 +142,13 @@ export async function applyInSteps(db: Executor, actor: Actor, tenantId: string,
         action: 'availability.csv_import',
         targetType: 'service',
         targetId: serviceId,
-        details: { count: journal.cells.length + newCells.length, ...work.details, steps: steps.length },
+        requestId,
+        details: {
+          count: journal.cells.length + newCells.length,
+          ...cellRange([...journal.cells, ...newCells].map(([aspectId, timeBucket]) => ({ aspectId, timeBucket }))),
+          ...work.details,
+          steps: steps.length,
+        },
       });
       await tx.delete(csvApplies).where(eq(csvApplies.serviceId, serviceId));
     });

@@ -4,6 +4,7 @@ import type { ServiceRow } from '../db/queries/services';
 import { loadServiceContent } from '../db/queries/settings';
 import { snapshots } from '../db/schema';
 import { presentService } from '../presenters/services';
+import { writeAudit, type AuditActor } from './audit';
 
 /**
  * The frozen catalog of a service, shaped like the full service answer: service, categories and
@@ -43,14 +44,23 @@ export interface TakeSnapshotInput {
   createdBy: string;
 }
 
-/** Stores a frozen copy of the service's catalog; it never changes afterwards. */
-export async function takeSnapshot(db: Executor, service: ServiceRow, input: TakeSnapshotInput) {
+/** Stores a frozen copy of the service's catalog, with its audit row when an actor took it; it never changes afterwards. */
+export async function takeSnapshot(db: Executor, service: ServiceRow, input: TakeSnapshotInput, actor?: AuditActor) {
   return db.transaction(async (tx) => {
     const data = await freezeCatalog(tx, service, input.visibility);
     const [row] = await tx
       .insert(snapshots)
       .values({ tenantId: service.tenantId, serviceId: service.id, ...input, data })
       .returning();
+    if (actor !== undefined) {
+      await writeAudit(tx, actor, {
+        tenantId: service.tenantId,
+        action: 'snapshot.create',
+        targetType: 'service',
+        targetId: service.id,
+        details: { snapshotId: row!.id, label: row!.label, visibility: row!.visibility },
+      });
+    }
     return row;
   });
 }

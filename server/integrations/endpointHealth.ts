@@ -51,14 +51,17 @@ async function noteFailure(db: Executor, endpoint: WebhookEndpointRow, log: Fast
       .set({ status: 'failed', error: 'endpoint disabled after failing for a day', leaseUntil: null })
       .where(and(eq(webhookDeliveries.endpointId, endpoint.id), inArray(webhookDeliveries.status, ['pending', 'sending'])));
     // The tenant's audit log tells its admins; Tenant Settings shows the endpoint as disabled, and why.
-    await writeAudit(tx, null, {
-      tenantId: endpoint.tenantId,
-      action: 'webhook.disable',
-      targetType: 'webhook',
-      targetId: endpoint.id,
-      details: { url: endpoint.url, failingSince: since.toISOString() },
-      actorEmail: 'Webhook delivery',
-    });
+    await writeAudit(
+      tx,
+      { system: 'Webhook delivery' },
+      {
+        tenantId: endpoint.tenantId,
+        action: 'webhook.disable',
+        targetType: 'webhook',
+        targetId: endpoint.id,
+        details: { url: endpoint.url, failingSince: since.toISOString() },
+      },
+    );
   });
   log.warn({ endpointId: endpoint.id, tenantId: endpoint.tenantId }, 'webhook endpoint disabled after failing for a day');
 }

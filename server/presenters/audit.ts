@@ -1,4 +1,4 @@
-import type { AuditNameIds, AuditNameKind, AuditRow } from '../db/queries/audit';
+import type { AuditNameIds, AuditNameKind, AuditRow, historyOfRequest, listAuditActors } from '../db/queries/audit';
 import { nextBefore } from './paging';
 
 /** Each action in words, as the audit log shows it; an action missing here shows as recorded. */
@@ -17,6 +17,7 @@ const ACTION_LABELS: Record<string, string> = {
   'invitation.decline': 'Declined an invitation',
   'invitation.withdraw': 'Withdrew an invitation',
   'service.create': 'Created service',
+  'service.update': 'Changed service',
   'service.import': 'Imported service',
   'service.archive': 'Archived service',
   'service.unarchive': 'Unarchived service',
@@ -33,9 +34,24 @@ const ACTION_LABELS: Record<string, string> = {
   'tenant.unarchive': 'Unarchived tenant',
   'tenant.delete': 'Deleted tenant',
   'tenant.embed_origins': 'Changed the origins allowed to embed public pages of',
+  'category.create': 'Created category',
+  'category.update': 'Changed category',
+  'category.reorder': 'Reordered the categories of service',
   'category.delete': 'Deleted category',
+  'aspect.create': 'Created aspect',
+  'aspect.update': 'Changed aspect',
+  'aspect.reorder': 'Reordered the aspects of',
   'aspect.move': 'Moved aspect',
   'aspect.delete': 'Deleted aspect',
+  'actor_role.create': 'Added an actor role to service',
+  'actor_role.update': 'Changed an actor role of service',
+  'actor_role.delete': 'Deleted an actor role of service',
+  'actor_role.reorder': 'Reordered the actor roles of service',
+  'quick_template.create': 'Added a quick template to service',
+  'quick_template.update': 'Changed a quick template of service',
+  'quick_template.delete': 'Deleted a quick template of service',
+  'quick_template.reorder': 'Reordered the quick templates of service',
+  'snapshot.create': 'Took a snapshot of service',
   'api_token.create': 'Created API token',
   'api_token.revoke': 'Revoked API token',
   'api_token.reissue': 'Re-issued API token',
@@ -43,6 +59,7 @@ const ACTION_LABELS: Record<string, string> = {
   'webhook.update': 'Changed webhook',
   'webhook.delete': 'Deleted webhook',
   'webhook.disable': 'Disabled webhook after failing for a day',
+  'availability.set': 'Changed a cell of service',
   'availability.batch': 'Changed availabilities of service',
   'availability.csv_import': 'Imported a CSV into service',
 };
@@ -60,6 +77,27 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
 const textList = (value: unknown): string[] | null => (Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : null);
+
+/** A cell a cell write's entry names: its aspect and quarter. */
+function cellOf(value: unknown): { aspectId: string; timeBucket: string } | null {
+  if (!value || typeof value !== 'object') return null;
+  const { aspectId, timeBucket } = value as { aspectId?: unknown; timeBucket?: unknown };
+  return typeof aspectId === 'string' && typeof timeBucket === 'string' ? { aspectId, timeBucket } : null;
+}
+
+/** Where a cell write's cells lie, in words: "Security 2030-Q1", or "Security 2030-Q1 to Support 2031-Q2 (4 aspects, 2030-Q1 to 2031-Q4)". */
+function cellRangeText(d: Record<string, unknown>, names: Names): string | null {
+  const first = cellOf(d.first);
+  const last = cellOf(d.last);
+  if (!first || !last) return null;
+  const cell = (c: { aspectId: string; timeBucket: string }) => `${nameOf(names, 'aspects', c.aspectId) ?? 'a deleted aspect'} ${c.timeBucket}`;
+  if (first.aspectId === last.aspectId && first.timeBucket === last.timeBucket && d.count === 1) return cell(first);
+  const quarters = textList(d.quarters);
+  const aspects = typeof d.aspects === 'number' ? `${d.aspects} aspect${d.aspects === 1 ? '' : 's'}` : null;
+  const span = quarters?.length === 2 ? (quarters[0] === quarters[1] ? quarters[0] : `${quarters[0]} to ${quarters[1]}`) : null;
+  const extent = [aspects, span].filter(Boolean).join(', ');
+  return `${cell(first)} to ${cell(last)}${extent ? ` (${extent})` : ''}`;
+}
 
 /** One change an entry records, in words: `from` or `to` is null where the entry holds only one side. */
 export interface AuditChange {
@@ -82,6 +120,7 @@ function idsOf(row: AuditRow): [AuditNameKind, string][] {
   ];
   const kind = row.targetType ? TARGET_KINDS[row.targetType] : undefined;
   if (kind) out.push([kind, row.targetId]);
+  out.push(['aspects', text(d.aspectId)], ['aspects', cellOf(d.first)?.aspectId ?? null], ['aspects', cellOf(d.last)?.aspectId ?? null]);
   if (row.action === 'user.memberships_change') for (const id of [...(textList(d.from) ?? []), ...(textList(d.to) ?? [])]) out.push(['tenants', id]);
   return out.filter((pair): pair is [AuditNameKind, string] => pair[1] !== null && UUID.test(pair[1]));
 }
@@ -114,7 +153,8 @@ function targetName(row: AuditRow, names: Names): string | null {
 function changesOf(row: AuditRow, names: Names): AuditChange[] {
   const d = row.details ?? {};
   const tenantNames = (ids: string[] | null) => (ids ? ids.map((id) => nameOf(names, 'tenants', id) ?? id).join(', ') || 'none' : null);
-  const person = nameOf(names, 'users', text(d.userId));
+  // A person by their current name, else the email the entry recorded of them.
+  const person = nameOf(names, 'users', text(d.userId)) ?? text(d.email) ?? (text(d.userId) ? 'a person no longer in the tenant' : null);
   switch (row.action) {
     case 'user.role_change':
       return [{ label: 'Role', from: text(d.from), to: text(d.to) }];
@@ -124,7 +164,9 @@ function changesOf(row: AuditRow, names: Names): AuditChange[] {
       return [{ label: 'Name', from: text(d.from), to: text(d.to) }];
     case 'aspect.move': {
       const side = (v: unknown) => (v && typeof v === 'object' ? text((v as { name?: unknown }).name) : null);
-      return [{ label: 'Category', from: side(d.from), to: side(d.to) }];
+      const fields = textList(d.fields);
+      const also: AuditChange[] = fields?.length ? [{ label: 'Changed', from: null, to: fields.join(', ') }] : [];
+      return [{ label: 'Category', from: side(d.from), to: side(d.to) }, ...also];
     }
     case 'service.move':
       return [{ label: 'Tenant', from: nameOf(names, 'tenants', text(d.fromTenantId)), to: nameOf(names, 'tenants', text(d.toTenantId)) }];
@@ -143,15 +185,50 @@ function changesOf(row: AuditRow, names: Names): AuditChange[] {
         { label: 'User', from: null, to: person },
         { label: 'Role', from: text(d.role), to: null },
       ];
+    case 'availability.set':
     case 'availability.batch':
-    case 'availability.csv_import':
-      return typeof d.count === 'number' ? [{ label: 'Cells changed', from: null, to: String(d.count) }] : [];
+    case 'availability.csv_import': {
+      const out: AuditChange[] = typeof d.count === 'number' ? [{ label: 'Cells changed', from: null, to: String(d.count) }] : [];
+      const range = cellRangeText(d, names);
+      if (range) out.push({ label: 'Cells', from: null, to: range });
+      if (row.action === 'availability.set' && typeof d.value === 'string') out.push({ label: 'Text', from: text(d.from), to: d.value });
+      return out;
+    }
+    case 'service.update':
+    case 'category.update':
+    case 'aspect.update':
+    case 'actor_role.update':
+    case 'quick_template.update': {
+      const label = row.action === 'aspect.update' ? 'Title' : row.action.endsWith('category.update') || row.action === 'service.update' ? 'Name' : 'Text';
+      const out: AuditChange[] = text(d.from) !== null || text(d.to) !== null ? [{ label, from: text(d.from), to: text(d.to) }] : [];
+      const fields = textList(d.fields)?.filter((f) => f !== 'name' && f !== 'title');
+      if (fields?.length) out.push({ label: 'Changed', from: null, to: fields.join(', ') });
+      return out;
+    }
+    case 'actor_role.create':
+    case 'quick_template.create':
+      return [{ label: 'Text', from: null, to: text(d.text) }];
+    case 'actor_role.delete':
+    case 'quick_template.delete':
+      return [{ label: 'Text', from: text(d.text), to: null }];
+    case 'snapshot.create':
+      return [{ label: 'Snapshot', from: null, to: text(d.label) }];
     case 'user.create':
     case 'user.invite':
       return text(d.role) ? [{ label: 'Role', from: null, to: text(d.role) }] : [];
     default:
       return [];
   }
+}
+
+/** Who acted, in words: a person, "X impersonating Y", an API token by name, or the system. */
+function actorLabel(row: AuditRow, names: Names): string {
+  if (row.actorKind === 'api_token') return `API token "${row.actorName ?? ''}"`;
+  if (row.actorKind === 'system') return `System (${row.actorName ?? 'automatic'})`;
+  const person = nameOf(names, 'users', row.actorId) ?? row.actorName ?? row.actorEmail ?? '';
+  if (!row.impersonatorId && !row.impersonatorEmail) return person;
+  const boss = nameOf(names, 'users', row.impersonatorId) ?? row.impersonatorEmail ?? '';
+  return `${boss} impersonating ${person}`;
 }
 
 /**
@@ -171,7 +248,12 @@ export function presentAuditEntry(row: AuditRow, names: Names = new Map()) {
     target_id: row.targetId,
     details: row.details ?? null,
     created_at: row.createdAt.toISOString(),
-    actor_name: nameOf(names, 'users', row.actorId),
+    actor_kind: row.actorKind,
+    actor_name: row.actorKind === 'person' ? (nameOf(names, 'users', row.actorId) ?? row.actorName) : row.actorName,
+    actor_label: actorLabel(row, names),
+    service_id: row.serviceId,
+    /** Set on a cell write: GET /audit/{id}/cells gives its cells' history rows. */
+    request_id: row.requestId,
     impersonator_name: nameOf(names, 'users', row.impersonatorId),
     tenant_name: nameOf(names, 'tenants', row.tenantId),
     action_label: ACTION_LABELS[row.action] ?? row.action,
@@ -185,4 +267,29 @@ export function presentAuditEntry(row: AuditRow, names: Names = new Map()) {
 /** A page of entries and the cursor of the next (older) page, null on the last one. */
 export function presentAuditPage(rows: AuditRow[], limit: number, names: Names = new Map()) {
   return { entries: rows.map((row) => presentAuditEntry(row, names)), next_before: nextBefore(rows, limit, (r) => r.id) };
+}
+
+/** The actors of a tenant's log, for the filter, by the label the log shows them with. */
+export function presentAuditActors(rows: Awaited<ReturnType<typeof listAuditActors>>) {
+  const label = (r: (typeof rows)[number]) => (r.kind === 'api_token' ? `API token "${r.name ?? ''}"` : (r.name ?? r.email ?? r.id));
+  const actors = rows.map((r) => ({ id: r.id, kind: r.kind, label: label(r) }));
+  return { actors: actors.sort((a, b) => a.label.localeCompare(b.label)) };
+}
+
+/** The cells a cell write's entry changed, as their history rows recorded them. */
+export function presentAuditCells(entry: AuditRow, rows: Awaited<ReturnType<typeof historyOfRequest>>, max: number) {
+  return {
+    entry_id: entry.id,
+    service_id: entry.serviceId,
+    cells: rows.slice(0, max).map((r) => ({
+      id: r.id,
+      aspect_id: r.aspectId,
+      aspect_title: r.aspectTitle,
+      time_bucket: r.timeBucket,
+      value: r.value,
+      changed_by: r.changedBy,
+      changed_at: r.changedAt.toISOString(),
+    })),
+    truncated: rows.length > max,
+  };
 }

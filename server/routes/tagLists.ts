@@ -4,6 +4,7 @@ import { M } from '../../common/messages';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
 import { documented } from '../openapi';
 import { assertWritable, changeServiceContent, parseIdParam } from '../commands/serviceWrites';
+import { writeAudit } from '../commands/audit';
 import type { Executor } from '../db/client';
 import { invalid, notFound } from '../errors';
 import { scope, serviceOf } from '../plugins/context';
@@ -41,6 +42,9 @@ export interface TagList<Row extends { id: string; serviceId: string }, Text ext
   tag: string;
   noun: string;
   view: z.ZodType;
+  /** The audit log's name of the list (`actor_role`: actor_role.create...) and a row's text. */
+  audit: 'actor_role' | 'quick_template';
+  textOf: (row: Row) => string;
 }
 
 /** The routes of one ordered list of a service: editors and up, never on an archived service. */
@@ -54,6 +58,17 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
 
   return async function routes(app: FastifyInstance) {
     const db = () => app.database.db;
+    /** The change's audit row, in the change's transaction. */
+    const audit = (
+      tx: Executor,
+      req: FastifyRequest,
+      serviceId: string,
+      change: 'create' | 'update' | 'delete' | 'reorder',
+      details: Record<string, unknown>,
+    ) => {
+      const { actor, tenantId } = scope(req);
+      return writeAudit(tx, actor, { tenantId, action: `${list.audit}.${change}`, targetType: 'service', targetId: serviceId, details });
+    };
 
     /** Loads a row of the request's tenant and checks the caller may change it. */
     async function loadRow(req: FastifyRequest, id: string) {
@@ -75,7 +90,11 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       const input = parse(list.create, req.body);
       const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
       assertWritable(service);
-      const row = await changeServiceContent(db(), tenantId, service.id, (tx) => q.insert(tx, tenantId, service.id, input[list.text]));
+      const row = await changeServiceContent(db(), tenantId, service.id, async (tx) => {
+        const created = await q.insert(tx, tenantId, service.id, input[list.text]);
+        await audit(tx, req, service.id, 'create', { id: created.id, text: list.textOf(created) });
+        return created;
+      });
       return reply.status(201).send({ [singular]: present(row) });
     });
 
@@ -83,13 +102,20 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
       const id = parseIdParam(req.params);
       const input = parse(list.update, req.body);
       const { row: current, tenantId } = await loadRow(req, id);
-      const row = await changeServiceContent(db(), tenantId, current.serviceId, (tx) => q.update(tx, tenantId, current.id, input[list.text]));
+      const row = await changeServiceContent(db(), tenantId, current.serviceId, async (tx) => {
+        const updated = await q.update(tx, tenantId, current.id, input[list.text]);
+        await audit(tx, req, current.serviceId, 'update', { id: current.id, from: list.textOf(current), to: list.textOf(updated) });
+        return updated;
+      });
       return { [singular]: present(row) };
     });
 
     app.delete(`${path}/:id`, doc(`Delete ${aNoun}`, 'service.settings', { 204: null }, { errors: archived }), async (req, reply) => {
       const { row, tenantId } = await loadRow(req, parseIdParam(req.params));
-      await changeServiceContent(db(), tenantId, row.serviceId, (tx) => q.remove(tx, tenantId, row.id));
+      await changeServiceContent(db(), tenantId, row.serviceId, async (tx) => {
+        await q.remove(tx, tenantId, row.id);
+        await audit(tx, req, row.serviceId, 'delete', { id: row.id, text: list.textOf(row) });
+      });
       return reply.status(204).send();
     });
 
@@ -118,6 +144,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
             throw invalid(SETTINGS_MESSAGES.reorderMismatch, list.ids);
           }
           await q.reorder(tx, tenantId, service.id, order);
+          await audit(tx, req, service.id, 'reorder', { count: order.length });
         });
         const rows = await q.list(db(), tenantId, service.id);
         return { [plural]: rows.map(present) };

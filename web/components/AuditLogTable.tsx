@@ -5,6 +5,7 @@ import { M } from '../../common/messages';
 import type { AuditEntry } from '../api/audit';
 import { messageOf } from '../api/client';
 import { MessageBar } from './MessageBar';
+import { AuditCellsModal } from './AuditCellsModal';
 
 const formatTime = (iso: string) => new Date(iso).toLocaleString();
 
@@ -64,8 +65,14 @@ function Target({ entry }: { entry: AuditEntry }) {
   );
 }
 
-/** What changed (from -> to), or an impersonation in words. */
-function Changes({ entry }: { entry: AuditEntry }) {
+/** Who acted: a person by name with their email under it, else the entry's words (a token, the system). */
+function Actor({ entry }: { entry: AuditEntry }) {
+  if (entry.actor_kind !== 'person') return <Text size="sm">{entry.actor_label}</Text>;
+  return <Person name={entry.actor_name} email={entry.actor_email} />;
+}
+
+/** What changed (from -> to), or an impersonation in words; a cell write opens its cells. */
+function Changes({ entry, onOpenCells }: { entry: AuditEntry; onOpenCells: (entry: AuditEntry) => void }) {
   const summary = impersonationSummary(entry);
   if (summary) {
     return (
@@ -85,6 +92,11 @@ function Changes({ entry }: { entry: AuditEntry }) {
           {change.from !== null && change.to === null ? ' (removed)' : ''}
         </Text>
       ))}
+      {entry.request_id ? (
+        <Button variant="light" size="compact-sm" mt={4} onClick={() => onOpenCells(entry)}>
+          Open cells
+        </Button>
+      ) : null}
     </>
   );
 }
@@ -124,14 +136,17 @@ function RecordDisclosure({ entry }: { entry: AuditEntry }) {
 export interface AuditLogTableProps {
   /** The pages of a log (a tenant's, or the one the super admin chose), newest first. */
   audit: UseInfiniteQueryResult<InfiniteData<{ entries: AuditEntry[] }>>;
+  /** The super admin panel's log: cells open through the panel's own route. */
+  panel?: boolean;
 }
 
 /**
  * The audit log, newest first, in words; each entry's ids and raw details on demand; 'Load more'
  * for older entries. A failure to load shows in the dismissible message bar above it.
  */
-export function AuditLogTable({ audit }: AuditLogTableProps) {
+export function AuditLogTable({ audit, panel = false }: AuditLogTableProps) {
   const [dismissed, setDismissed] = useState(false);
+  const [cellsOf, setCellsOf] = useState<AuditEntry | null>(null);
   const entries = audit.data?.pages.flatMap((p) => p.entries) ?? [];
   const loading = audit.isLoading;
   const error = audit.isError && !dismissed ? messageOf(audit.error, M.failedLoadData) : null;
@@ -157,7 +172,7 @@ export function AuditLogTable({ audit }: AuditLogTableProps) {
                 <Table.Td>{formatTime(e.created_at)}</Table.Td>
                 <Table.Td>{e.action_label ?? e.action}</Table.Td>
                 <Table.Td>
-                  <Person name={e.actor_name} email={e.actor_email} />
+                  <Actor entry={e} />
                 </Table.Td>
                 <Table.Td>
                   <Person name={e.impersonator_name} email={e.impersonator_email} />
@@ -166,7 +181,7 @@ export function AuditLogTable({ audit }: AuditLogTableProps) {
                   <Target entry={e} />
                 </Table.Td>
                 <Table.Td>
-                  <Changes entry={e} />
+                  <Changes entry={e} onOpenCells={setCellsOf} />
                 </Table.Td>
                 <Table.Td>
                   <RecordDisclosure entry={e} />
@@ -176,6 +191,7 @@ export function AuditLogTable({ audit }: AuditLogTableProps) {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      <AuditCellsModal entry={cellsOf} panel={panel} onClose={() => setCellsOf(null)} />
       {loading ? <Text c="dimmed">Loading audit log...</Text> : null}
       {!loading && entries.length === 0 ? <Text c="dimmed">No audit entries yet.</Text> : null}
       {audit.hasNextPage ? (

@@ -3,6 +3,7 @@ import type { Executor } from '../client';
 import { AVAILABILITY_VERSIONS, CHANGE_CHANNEL } from '../changes';
 import type { Role } from '../../../common/roles';
 import { aspects, availabilities, availabilityHistory, categories, serviceRoleAssignments } from '../schema';
+import { cellAuditItem, cellAuditRows, type CellAudit } from './cellAudit';
 
 export type CategoryRow = typeof categories.$inferSelect;
 export type AspectRow = typeof aspects.$inferSelect;
@@ -248,14 +249,18 @@ export async function writeAvailability(
   value: string,
   changedBy: string,
   expected?: string | null,
+  audit?: CellAudit,
 ): Promise<{ status: AvailabilityWriteStatus; current: string | null; serviceId: string | null; serviceVersion: number | null }> {
   const { tenantId, aspectId, timeBucket } = key;
   type Row = { status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null; service_version: number | null };
+  const items = JSON.stringify([{ audit: cellAuditItem(audit) }]);
   const res = await db.execute<Row>(sql`
-    select w.status, w.current_value, w.service_id, w.service_version, ${announceVersion(tenantId, sql`${aspectId}::uuid`)}
-    from catalog_write_availability(
-      ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
-      ${expected !== undefined}::boolean, ${expected ?? null}::text) w`);
+    with w as materialized (
+      select 1 as ord, f.* from catalog_write_availability(
+        ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
+        ${expected !== undefined}::boolean, ${expected ?? null}::text, ${audit?.request ?? null}::uuid) f),
+    ${cellAuditRows(tenantId, sql`${items}::jsonb`)}
+    select w.status, w.current_value, w.service_id, w.service_version, ${announceVersion(tenantId, sql`${aspectId}::uuid`)} from w`);
   const row = (res as unknown as { rows: Row[] }).rows[0]!;
   return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null, serviceVersion: row.service_version ?? null };
 }
@@ -266,6 +271,8 @@ export interface AvailabilityWrite {
   value: string;
   changedBy: string;
   expected?: string | null;
+  /** The write's audit entry, written in the same statement (none: the caller records it otherwise). */
+  audit?: CellAudit;
 }
 
 export type AvailabilityWriteResult = Awaited<ReturnType<typeof writeAvailability>>;
@@ -284,11 +291,16 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
     changed_by: w.changedBy,
     check: w.expected !== undefined,
     expected: w.expected ?? null,
+    request: w.audit?.request ?? null,
+    audit: cellAuditItem(w.audit),
   }));
+  const json = JSON.stringify(items);
   const res = await db.execute<Row>(sql`
+    with w as materialized (select * from catalog_write_availabilities(${tenantId}::uuid, ${json}::jsonb)),
+    ${cellAuditRows(tenantId, sql`${json}::jsonb`)}
     select w.ord, w.status, w.current_value, w.service_id, w.service_version,
-      ${announceVersion(tenantId, sql`(${JSON.stringify(items)}::jsonb -> (w.ord - 1) ->> 'aspect')::uuid`)}
-    from catalog_write_availabilities(${tenantId}::uuid, ${JSON.stringify(items)}::jsonb) w`);
+      ${announceVersion(tenantId, sql`(${json}::jsonb -> (w.ord - 1) ->> 'aspect')::uuid`)}
+    from w`);
   const results: AvailabilityWriteResult[] = [];
   for (const row of (res as unknown as { rows: Row[] }).rows) {
     results[row.ord - 1] = {
@@ -338,7 +350,15 @@ export async function cellTexts(db: Executor, tenantId: string, serviceId: strin
  * every aspect is the service's and that no cell conflicts, and passes only cells whose text
  * changes. Answers the service's version after the write.
  */
-export async function writeCellsOfService(db: Executor, tenantId: string, serviceId: string, cells: readonly CellWrite[], changedBy: string): Promise<number> {
+export async function writeCellsOfService(
+  db: Executor,
+  tenantId: string,
+  serviceId: string,
+  cells: readonly CellWrite[],
+  changedBy: string,
+  /** The request whose audit entry names these cells, carried by their history rows. */
+  requestId: string | null = null,
+): Promise<number> {
   const items = JSON.stringify(cells.map((c) => ({ a: c.aspectId, b: c.timeBucket, v: c.value })));
   type Row = { version: number };
   const res = await db.execute<Row>(sql`
@@ -351,8 +371,8 @@ export async function writeCellsOfService(db: Executor, tenantId: string, servic
       select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v from x where x.v <> ''
       on conflict (aspect_id, time_bucket) do update set value = excluded.value, version = av.version + 1, updated_at = now()),
     history as (
-      insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by)
-      select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v, ${changedBy}::text from x)
+      insert into availability_history (tenant_id, service_id, aspect_id, time_bucket, value, changed_by, request_id)
+      select ${tenantId}::uuid, ${serviceId}::uuid, x.a, x.b, x.v, ${changedBy}::text, ${requestId}::uuid from x)
     update services s set version = s.version + 1, last_updated = now()
     where s.tenant_id = ${tenantId}::uuid and s.id = ${serviceId}::uuid returning s.version`);
   return (res as unknown as { rows: Row[] }).rows[0]!.version;

@@ -144,6 +144,8 @@ export const availabilityHistory = pgTable(
     value: text('value').notNull(),
     changedBy: text('changed_by').notNull(),
     changedAt: at('changed_at'),
+    /** The request that wrote it, as its audit entry names it (null before requests were recorded). */
+    requestId: uuid('request_id'),
   },
   (t) => [
     foreignKey({
@@ -153,6 +155,9 @@ export const availabilityHistory = pgTable(
       .onDelete('cascade')
       .onUpdate('cascade'),
     index('availability_history_aspect_idx').on(t.aspectId, t.changedAt),
+    index('availability_history_request_idx')
+      .on(t.requestId)
+      .where(sql`request_id is not null`),
   ],
 );
 
@@ -256,11 +261,21 @@ export const auditLog = pgTable(
     actorEmail: text('actor_email'),
     impersonatorId: uuid('impersonator_id'),
     impersonatorEmail: text('impersonator_email'),
+    /** Who acted: a person (actor_id, actor_email), an API token (actor_id is the token's) or the system. */
+    actorKind: text('actor_kind', { enum: ['person', 'api_token', 'system'] })
+      .notNull()
+      .default('person'),
+    /** The actor's name when it acted: the person's, the token's, or what the system was doing. */
+    actorName: text('actor_name'),
+    /** The service the entry concerns, if any (the audit log is filtered by it). */
+    serviceId: uuid('service_id'),
+    /** The request of a cell write: its cells' history rows carry the same id. */
+    requestId: uuid('request_id'),
     action: text('action').notNull(),
     targetType: text('target_type'),
     targetId: text('target_id'),
     details: jsonb('details').$type<Record<string, unknown>>(),
     createdAt: at('created_at'),
   },
-  (t) => [index('audit_log_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [index('audit_log_tenant_idx').on(t.tenantId, t.createdAt), index('audit_log_service_idx').on(t.tenantId, t.serviceId, t.id)],
 );

@@ -18,4 +18,6 @@ export default tagListRoutes({
   tag: 'Actor roles',
   noun: 'actor role',
   view: actorRoleViewSchema,
+  audit: 'actor_role',
+  textOf: (row) => row.roleName,
 });

@@ -141,7 +141,13 @@ describe('an API token acts as its role through the access layer', () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.action, 'service.archive'), eq(auditLog.targetId, service.id)));
-    expect(audit).toMatchObject({ actorId: admin.token.id, actorEmail: 'API token: Ops bot' });
+    expect(audit).toMatchObject({ actorKind: 'api_token', actorId: admin.token.id, actorName: 'Ops bot', actorEmail: null });
+    // The cell the editor token wrote is on the record too, under the token's name.
+    const [cell] = await t.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'availability.set'), eq(auditLog.serviceId, service.id)));
+    expect(cell).toMatchObject({ actorKind: 'api_token', actorId: editor.token.id, actorName: 'Release pipeline', requestId: history!.requestId });
   });
 
   it('limited to some services: the others do not exist for it, and it holds no tenant-wide right', async () => {

@@ -68,6 +68,13 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
           isPublic: input.isPublic,
           position: await nextAspectPosition(tx, tenantId, category.id),
         });
+        await writeAudit(tx, actor, {
+          tenantId,
+          action: 'aspect.create',
+          targetType: 'aspect',
+          targetId: row.id,
+          details: { serviceId: row.serviceId, title: row.title, categoryId: category.id, isPublic: row.isPublic },
+        });
         return row;
       });
       return reply.status(201).send({ aspect: presentAspect(aspect, {}) });
@@ -116,13 +123,24 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
           move = { from: { id: current.categoryId, name: source?.name ?? null }, to: { id: category.id, name: category.name } };
         }
         const row = await updateAspect(tx, tenantId, aspect.id, changes);
+        const edited = [
+          changes.title !== current.title ? 'title' : null,
+          changes.description !== current.description ? 'description' : null,
+          changes.isPublic !== undefined && changes.isPublic !== current.isPublic ? 'visibility' : null,
+        ].filter((f): f is string => f !== null);
+        // One entry for the request: a move names what else changed with it.
+        if (edited.length && !move) {
+          const details: Record<string, unknown> = { serviceId: aspect.serviceId, title: input.title, fields: edited };
+          if (edited.includes('title')) Object.assign(details, { from: current.title, to: changes.title });
+          await writeAudit(tx, actor, { tenantId, action: 'aspect.update', targetType: 'aspect', targetId: aspect.id, details });
+        }
         if (move) {
           await writeAudit(tx, actor, {
             tenantId,
             action: 'aspect.move',
             targetType: 'aspect',
             targetId: aspect.id,
-            details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to },
+            details: { serviceId: aspect.serviceId, title: input.title, from: move.from, to: move.to, ...(edited.length ? { fields: edited } : {}) },
           });
         }
         return row!;
@@ -166,6 +184,13 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
         const exact = given.size === input.aspectIds.length && given.size === existing.size && input.aspectIds.every((id) => existing.has(id));
         if (!exact) throw invalid(C.reorderMismatch, 'aspectIds');
         await setAspectPositions(tx, tenantId, category.id, input.aspectIds);
+        await writeAudit(tx, actor, {
+          tenantId,
+          action: 'aspect.reorder',
+          targetType: 'category',
+          targetId: category.id,
+          details: { serviceId: category.serviceId, name: category.name, count: input.aspectIds.length },
+        });
       });
       const rows = await listAspects(db, tenantId, category.serviceId, { includePrivate: true, categoryId: category.id });
       return { aspects: rows.map((a) => presentAspect(a)) };

@@ -24,7 +24,9 @@ import { parse } from '../../validation';
 import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
 import { conflict, notFound } from '../../errors';
 import { parsePathId } from '../../commands/serviceWrites';
-import { AvailabilityWriter, writeServiceCells } from '../../commands/availabilityWrites';
+import { AvailabilityWriter, cellRange, writeServiceCells } from '../../commands/availabilityWrites';
+import { actorColumns } from '../../commands/audit';
+import { randomUUID } from 'node:crypto';
 import { nextBefore } from '../../presenters/paging';
 
 type IdParams = { Params: { id: string } };
@@ -69,7 +71,13 @@ export default async function availabilityRoutes(app: FastifyInstance) {
       const expected = expectedText(input.expectedValue);
       const key = { tenantId, aspectId, timeBucket: input.timeBucket };
       // Writes that arrive while another of the tenant's is under way are sent with others, in one statement.
-      const result = await writer.write(db, { key, value: input.value, changedBy: actor.user.email || actor.user.name, expected });
+      // Its audit entry is written by the same statement as the cell, with the request its history row carries.
+      const audit = {
+        request: randomUUID(),
+        actor: actorColumns(actor),
+        details: { count: 1, ...cellRange([{ aspectId, timeBucket: input.timeBucket }]), value: input.value },
+      };
+      const result = await writer.write(db, { key, value: input.value, changedBy: actor.user.email || actor.user.name, expected, audit });
       if (result.status === 'not_found') throw notFound();
       if (result.status === 'archived') throw conflict(M.serviceArchivedConflict);
       if (result.status === 'conflict') throw conflict(C.availabilityChanged, { current: result.current });

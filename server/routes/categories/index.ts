@@ -57,7 +57,15 @@ export default async function categoryRoutes(app: FastifyInstance) {
       await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
       const category = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
         const position = input.position ?? (await nextCategoryPosition(tx, tenantId, input.serviceId));
-        return insertCategory(tx, { tenantId, serviceId: input.serviceId, name: input.name, position });
+        const row = await insertCategory(tx, { tenantId, serviceId: input.serviceId, name: input.name, position });
+        await writeAudit(tx, actor, {
+          tenantId,
+          action: 'category.create',
+          targetType: 'category',
+          targetId: row.id,
+          details: { serviceId: row.serviceId, name: row.name },
+        });
+        return row;
       });
       return reply.status(201).send({ category: presentCategory(category) });
     },
@@ -73,6 +81,13 @@ export default async function categoryRoutes(app: FastifyInstance) {
       const updated = await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
         const row = await renameCategory(tx, tenantId, category.id, input.name);
         if (!row) throw notFound();
+        await writeAudit(tx, actor, {
+          tenantId,
+          action: 'category.update',
+          targetType: 'category',
+          targetId: category.id,
+          details: { serviceId: category.serviceId, name: row.name, from: category.name, to: row.name },
+        });
         return row;
       });
       return { category: presentCategory(updated) };

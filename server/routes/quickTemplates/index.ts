@@ -18,4 +18,6 @@ export default tagListRoutes({
   tag: 'Quick templates',
   noun: 'quick template',
   view: quickTemplateViewSchema,
+  audit: 'quick_template',
+  textOf: (row) => row.templateText,
 });

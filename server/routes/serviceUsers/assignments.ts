@@ -28,7 +28,7 @@ export async function assign(db: Executor, ctx: Ctx, accountId: string, role: Ro
       action: 'service_role.assign',
       targetType: 'service',
       targetId: ctx.service.id,
-      details: { userId: row.userId, role },
+      details: { userId: row.userId, email: row.userEmail, role },
     });
     return row;
   });
@@ -42,7 +42,7 @@ export async function changeRole(db: Executor, ctx: Ctx, current: AssignmentRow,
       action: 'service_role.change',
       targetType: 'service',
       targetId: ctx.service.id,
-      details: { userId: current.userId, from: current.role, to: role },
+      details: { userId: current.userId, email: current.userEmail, from: current.role, to: role },
     });
     return { ...current, role };
   });
@@ -56,7 +56,7 @@ export async function removeAssignment(db: Executor, ctx: Ctx, current: Assignme
       action: 'service_role.remove',
       targetType: 'service',
       targetId: ctx.service.id,
-      details: { userId: current.userId, role: current.role },
+      details: { userId: current.userId, email: current.userEmail, role: current.role },
     });
   });
 }

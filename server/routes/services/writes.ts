@@ -80,8 +80,17 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
       // Availability texts outside the new timeline stay stored and reappear when it covers them again.
       if (input.timeline) changes.timeline = quarterRange(input.timeline.first, input.timeline.last);
       const service = await db.transaction(async (tx) => {
-        await loadWritableService(tx, tenantId, id);
-        return updateService(tx, tenantId, id, changes);
+        const before = await loadWritableService(tx, tenantId, id);
+        const row = await updateService(tx, tenantId, id, changes);
+        if (row) {
+          const fields = Object.keys(changes).filter(
+            (k) => JSON.stringify(changes[k as keyof ServiceChanges]) !== JSON.stringify(before[k as keyof typeof before]),
+          );
+          const details: Record<string, unknown> = { name: row.name, fields };
+          if (fields.includes('name')) Object.assign(details, { from: before.name, to: row.name });
+          await writeAudit(tx, actor, { tenantId, action: 'service.update', targetType: 'service', targetId: id, details });
+        }
+        return row;
       });
       if (!service) throw notFound(M.serviceNotFound);
       return { service: presentService(service) };

@@ -119,12 +119,17 @@ export default async function snapshotRoutes(app: FastifyInstance) {
     async (req, reply) => {
       const input = parse(createSnapshotSchema, req.body);
       const { service, actor } = await serviceOf(req, input.serviceId, 'service.settings');
-      const row = await takeSnapshot(db(), service, {
-        label: input.label,
-        visibility: input.visibility,
-        note: input.note,
-        createdBy: actor.user.name || actor.user.email,
-      });
+      const row = await takeSnapshot(
+        db(),
+        service,
+        {
+          label: input.label,
+          visibility: input.visibility,
+          note: input.note,
+          createdBy: actor.user.name || actor.user.email,
+        },
+        actor,
+      );
       return reply.status(201).send({ snapshot: presentSnapshot(row) });
     },
   );

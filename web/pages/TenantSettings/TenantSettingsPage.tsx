@@ -4,7 +4,8 @@ import { Link } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { createTenantUserSchema } from '../../../common/schemas/users';
-import { useTenantAudit } from '../../api/audit';
+import { useTenantAudit, type AuditFilters } from '../../api/audit';
+import { AuditFilterBar } from '../../components/AuditFilterBar';
 import { useChangeTenantUserRole, useCreateTenantUser, useDeleteTenantUser, useTenantUserPages, type TenantUser } from '../../api/users';
 import { AppLayout } from '../../components/AppLayout';
 import { AuditLogTable } from '../../components/AuditLogTable';
@@ -24,12 +25,14 @@ import { usePagedRows } from '../../lib/pagedRows';
 const usersOf = (page: { users: TenantUser[] }) => page.users;
 
 const TenantAuditLog = memo(function TenantAuditLog() {
-  const audit = useTenantAudit();
+  const [filters, setFilters] = useState<AuditFilters>({});
+  const audit = useTenantAudit(filters);
   return (
     <Paper withBorder p="md" radius="md" mt="md" component="section" aria-labelledby="tenant-audit-log">
       <Title order={2} size="h3" id="tenant-audit-log" mb="md">
         Audit Log
       </Title>
+      <AuditFilterBar filters={filters} onChange={setFilters} panel={null} />
       <AuditLogTable audit={audit} />
     </Paper>
   );

@@ -1,6 +1,7 @@
 import { Group, Paper, Text, Title } from '@mantine/core';
 import { memo, useState } from 'react';
-import { PLATFORM_LOG, useAdminAudit } from '../../../api/audit';
+import { PLATFORM_LOG, useAdminAudit, type AuditFilters } from '../../../api/audit';
+import { AuditFilterBar } from '../../../components/AuditFilterBar';
 import { AuditLogTable } from '../../../components/AuditLogTable';
 import { TenantSelect } from '../../../components/TenantSelect';
 
@@ -13,7 +14,8 @@ const PLATFORM_OPTION = [{ value: PLATFORM_LOG, label: 'Platform (no tenant)' }]
  */
 export const AdminAuditLog = memo(function AdminAuditLog() {
   const [choice, setChoice] = useState<string | null>(null);
-  const audit = useAdminAudit(choice);
+  const [filters, setFilters] = useState<AuditFilters>({});
+  const audit = useAdminAudit(choice, filters);
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="admin-audit-log">
       <Group justify="space-between" mb="md" wrap="wrap">
@@ -34,8 +36,11 @@ export const AdminAuditLog = memo(function AdminAuditLog() {
       {choice === null ? (
         <Text c="dimmed">Choose a tenant, or the platform, to read its audit log.</Text>
       ) : (
-        // Another log chosen: a failure dismissed for the last one does not hide this one's.
-        <AuditLogTable key={choice} audit={audit} />
+        <>
+          <AuditFilterBar filters={filters} onChange={setFilters} panel={{ tenantId: choice === PLATFORM_LOG ? null : choice }} />
+          {/* Another log chosen: a failure dismissed for the last one does not hide this one's. */}
+          <AuditLogTable key={choice} audit={audit} panel />
+        </>
       )}
     </Paper>
   );
