@@ -1,8 +1,13 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTEGRATION_MESSAGES } from '../../../common/schemas/integrations';
 import { buildTestApp, call, type TestApp } from '../../test/app';
-import { createWorld, type World } from '../../test/factories';
+import { createService, createWorld, type World } from '../../test/factories';
+import { insertWebhook } from '../../db/queries/integrations';
 import { embeddedIpv4, refuseAddress, refuseUrl } from '../../integrations/targets';
+import { SEND_ERRORS, sendWebhook } from '../../integrations/send';
+import { newWebhookSecret } from '../../integrations/signing';
 
 /** IPv6 forms that carry 127.0.0.1: compatible, mapped, translated, NAT64 (both prefixes), 6to4 and Teredo (client 127.0.0.1 behind a documentation server). */
 const LOOPBACK_INSIDE = [
@@ -51,5 +56,50 @@ describe('an IPv6 address that carries an IPv4 address', () => {
       expect(res.json().error).toBe(INTEGRATION_MESSAGES.webhookUrlPrivate);
     }
     expect(refuseUrl('https://[::ffff:169.254.169.254]/latest', true)).toBe('link-local');
+  });
+});
+
+describe('the delivery log', () => {
+  it('says a refused target is not a public address, never what it resolved to', async () => {
+    const secret = newWebhookSecret();
+    const endpoint = await insertWebhook(t.db, { tenantId: w.tenant.id, url: 'https://localhost:9/hook', events: ['service.updated'], role: 'reader', secret });
+    const literal = await insertWebhook(t.db, {
+      tenantId: w.tenant.id,
+      url: 'https://[::ffff:0:127.0.0.1]:9/hook',
+      events: ['service.updated'],
+      role: 'reader',
+      secret,
+    });
+    const service = await createService(t.db, w.tenant.id);
+    await call(t.app, 'PUT', `/api/services/${service.id}`, { token: w.tokens.admin, body: { name: 'Renamed' } });
+    await t.app.webhooks.drain();
+    for (const id of [endpoint.id, literal.id]) {
+      const log = await call(t.app, 'GET', `/api/webhooks/${id}/deliveries`, { token: w.tokens.admin });
+      expect(log.statusCode).toBe(200);
+      expect(log.json().deliveries[0]).toMatchObject({ status: 'pending', error: SEND_ERRORS.refused });
+      expect(log.body).not.toMatch(/127\.0\.0\.1|::1|7f00/);
+    }
+  });
+
+  it('says "could not connect" for a failed lookup or connection, never the error text', async () => {
+    // A port nothing listens on, on this machine.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const refused = await sendWebhook(`http://127.0.0.1:${port}/`, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
+    expect(refused).toMatchObject({ ok: false, status: null, error: SEND_ERRORS.unreachable });
+    const unknown = await sendWebhook('https://no-such-host.invalid/hook', {}, '{}', { timeoutMs: 2000, allowPrivate: false });
+    expect(unknown).toMatchObject({ ok: false, status: null, error: SEND_ERRORS.unreachable });
+    // TLS spoken to a plain HTTP server fails in the handshake.
+    const plain = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    try {
+      const tls = await sendWebhook(`https://127.0.0.1:${(plain.address() as AddressInfo).port}/`, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
+      expect(tls).toMatchObject({ ok: false, status: null, error: SEND_ERRORS.unreachable });
+    } finally {
+      plain.closeAllConnections();
+      await new Promise((r) => plain.close(r));
+    }
   });
 });
