@@ -217,9 +217,21 @@ export interface AvailabilityKey {
 
 /**
  * What a write came to: `applied`; `conflict` (the stored text is not `expected`); `archived` (the
- * service is read-only); `not_found` (no such aspect in the tenant). Only `applied` wrote anything.
+ * service is read-only); `not_found` (no such aspect in the tenant); `outside` (the quarter is not
+ * in the service's timeline). Only `applied` wrote anything.
  */
-export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not_found';
+export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not_found' | 'outside';
+
+/**
+ * Whether the quarter is in the timeline of the aspect's service (true for no such aspect and for an
+ * archived service, which the write answers `not_found` and `archived`). A write outside is handed to the write function without its
+ * aspect, so that it finds none and writes nothing.
+ */
+function inTimeline(tenantId: string, aspectId: SQL, bucket: SQL): SQL {
+  return sql`coalesce((select s.archived or s.timeline @> jsonb_build_array(${bucket}) from aspects a
+      join services s on s.tenant_id = a.tenant_id and s.id = a.service_id
+     where a.tenant_id = ${tenantId}::uuid and a.id = ${aspectId}), true)`;
+}
 
 /**
  * The select-list item that announces, in the write's own statement (so with its commit, and only
@@ -252,9 +264,11 @@ export async function writeAvailability(
   const { tenantId, aspectId, timeBucket } = key;
   type Row = { status: AvailabilityWriteStatus; current_value: string | null; service_id: string | null; service_version: number | null };
   const res = await db.execute<Row>(sql`
-    select w.status, w.current_value, w.service_id, w.service_version, ${announceVersion(tenantId, sql`${aspectId}::uuid`)}
-    from catalog_write_availability(
-      ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
+    select case when g.inside then w.status else 'outside' end as status, w.current_value, w.service_id, w.service_version,
+      ${announceVersion(tenantId, sql`${aspectId}::uuid`)}
+    from (select ${inTimeline(tenantId, sql`${aspectId}::uuid`, sql`${timeBucket}::text`)} as inside) g
+    cross join lateral catalog_write_availability(
+      ${tenantId}::uuid, case when g.inside then ${aspectId}::uuid end, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
       ${expected !== undefined}::boolean, ${expected ?? null}::text) w`);
   const row = (res as unknown as { rows: Row[] }).rows[0]!;
   return { status: row.status, current: row.current_value ?? null, serviceId: row.service_id ?? null, serviceVersion: row.service_version ?? null };
@@ -286,9 +300,13 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
     expected: w.expected ?? null,
   }));
   const res = await db.execute<Row>(sql`
-    select w.ord, w.status, w.current_value, w.service_id, w.service_version,
-      ${announceVersion(tenantId, sql`(${JSON.stringify(items)}::jsonb -> (w.ord - 1) ->> 'aspect')::uuid`)}
-    from catalog_write_availabilities(${tenantId}::uuid, ${JSON.stringify(items)}::jsonb) w`);
+    with i as (
+      select e.ord, e.item, ${inTimeline(tenantId, sql`(e.item ->> 'aspect')::uuid`, sql`e.item ->> 'bucket'`)} as inside
+        from jsonb_array_elements(${JSON.stringify(items)}::jsonb) with ordinality e(item, ord)),
+    g as (select jsonb_agg(case when i.inside then i.item else jsonb_set(i.item, '{aspect}', 'null') end order by i.ord) as items from i)
+    select w.ord, case when i.inside then w.status else 'outside' end as status, w.current_value, w.service_id, w.service_version,
+      ${announceVersion(tenantId, sql`(i.item ->> 'aspect')::uuid`)}
+    from g cross join lateral catalog_write_availabilities(${tenantId}::uuid, g.items) w join i on i.ord = w.ord`);
   const results: AvailabilityWriteResult[] = [];
   for (const row of (res as unknown as { rows: Row[] }).rows) {
     results[row.ord - 1] = {
