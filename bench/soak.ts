@@ -11,6 +11,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { defaultTimeline } from '../common/quarters';
 import { ApiClient, createPostgresDatabase, startServer, stopServer } from '../server/test/reliability/server';
 
 export interface SoakOptions {
@@ -52,7 +53,8 @@ function rssMb(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : 0;
 }
 
-const QUARTERS = ['2031-Q1', '2031-Q2', '2031-Q3', '2031-Q4'];
+/** Quarters of the soak services' default timeline: a write outside a service's timeline is refused. */
+const QUARTERS = defaultTimeline().slice(0, 4);
 const pick = <T>(list: T[], n: number) => list[n % list.length];
 
 /** The mix: mostly reads, as people use the catalog, with every kind of write. */

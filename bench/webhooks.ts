@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, percentile } from './http';
 import { ADMIN, startServer } from './server';
+import { defaultTimeline } from '../common/quarters';
 
 export interface WebhookFigure {
   what: string;
@@ -103,7 +104,7 @@ export async function measureWebhooks(o: WebhookOptions): Promise<{ figures: Web
     const write = async (aspectId: string): Promise<{ aspectId: string; ms: number; at: number }> => {
       const value = `v${n++}`;
       const start = performance.now();
-      await ok('POST', '/api/availabilities', { aspectId, timeBucket: '2030-Q1', value });
+      await ok('POST', '/api/availabilities', { aspectId, timeBucket: defaultTimeline()[0], value });
       const at = performance.now();
       return { aspectId, ms: at - start, at };
     };

@@ -25,12 +25,16 @@ export interface FrozenCatalog {
 }
 
 /**
- * The public aspects of a frozen catalog: what a public snapshot of it would hold. An aspect of old
+ * The public aspects of a frozen catalog and the categories that hold any of them: what a public
+ * snapshot of it would hold (a category of private aspects only is not named). An aspect of old
  * snapshot data without the flag counts as public, as it always did.
  */
-export function publicPart(catalog: FrozenCatalog): FrozenCatalog {
+export function publicPart<T extends FrozenCatalog>(catalog: T): T {
   if (!catalog.resolved_data?.aspects) return catalog;
-  return { ...catalog, resolved_data: { ...catalog.resolved_data, aspects: catalog.resolved_data.aspects.filter((a) => a.is_public !== false) } };
+  const aspects = catalog.resolved_data.aspects.filter((a) => a.is_public !== false);
+  const held = new Set(aspects.map((a) => a.category_id));
+  const categories = Array.isArray(catalog.categories) ? catalog.categories.filter((c) => held.has(c.id)) : catalog.categories;
+  return { ...catalog, categories, resolved_data: { ...catalog.resolved_data, aspects } };
 }
 
 export interface DiffAspect {

@@ -105,6 +105,8 @@ export const M = {
   serviceDetailsUpdated: 'Service details updated successfully',
   snapshotCreated: 'Snapshot created successfully!',
   serviceMoved: 'Service moved successfully',
+  // Input that is not text
+  notUnicode: '{field} is not valid Unicode text: it holds a lone surrogate (an unpaired \\uD800 to \\uDFFF escape)',
 } as const;
 
 /** Fills {placeholders} of a message. */

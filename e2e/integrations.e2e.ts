@@ -102,6 +102,24 @@ test.describe('Tenant Settings: API tokens and webhooks', () => {
     await expectAccessible(page, 'integrations at 320 px');
     await page.setViewportSize({ width: 1280, height: 800 });
 
+    // Each delivery lists its attempts: when, what came of it (only the generic words when no
+    // answer came), how long it took.
+    await expect(async () => {
+      await hook.getByRole('button', { name: /Delivery log/ }).click();
+      try {
+        await expect(
+          log
+            .getByRole('list', { name: /^Attempts of / })
+            .first()
+            .getByRole('listitem')
+            .first(),
+        ).toHaveText(/: (could not connect|refused: not a public address|answered \d{3}|\d{3}|no answer within \d+ ms)(, \d+ ms)?$/, { timeout: 2000 });
+      } finally {
+        await page.keyboard.press('Escape');
+        await expect(log).toBeHidden();
+      }
+    }).toPass({ timeout: 20_000 });
+
     await hook.getByRole('button', { name: /^Delete/ }).click();
     await page.getByRole('dialog', { name: 'Delete webhook' }).getByRole('button', { name: 'Delete' }).click();
     await expect(hook).toHaveCount(0);

@@ -10,6 +10,7 @@ import { errorsPlugin } from './plugins/errors';
 import { securityPlugin } from './plugins/security';
 import { sessionPlugin } from './plugins/session';
 import { tenantPlugin } from './plugins/tenant';
+import { unicodePlugin } from './plugins/unicode';
 import { spaPlugin } from './plugins/spa';
 import { HotReads, serverTiming } from './plugins/hotReads';
 import { AvailabilityChanges } from './routes/services/fullParts';
@@ -159,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(securityPlugin);
   await app.register(sessionPlugin);
   await app.register(tenantPlugin);
+  await app.register(unicodePlugin);
   if (limits.api) {
     hotReads.limit = limits.api.take;
     await app.register(rateLimit, {

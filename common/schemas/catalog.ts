@@ -20,6 +20,9 @@ export const CATALOG_MESSAGES = {
   duplicateCell: 'A batch names the same aspect and quarter more than once',
   cellNotInService: 'Every cell must be an aspect of the service named by serviceId',
   cellsChanged: 'Some cells were changed by someone else since you read them. Nothing was saved: review them and try again.',
+  quarterOutsideTimeline: (quarter: string) => `${quarter} is not a quarter of the service's timeline`,
+  cellOutsideTimeline: (index: number, aspectId: string, quarter: string) =>
+    `Cell ${index + 1} (aspect ${aspectId}, ${quarter}) is not in the service's timeline. Nothing was saved.`,
 } as const;
 
 const C = CATALOG_MESSAGES;

@@ -162,6 +162,16 @@ export interface WebhookDeliveryView {
   created_at: string;
   last_attempt_at: string | null;
   next_attempt_at: string | null;
+  /** Every attempt, oldest first. */
+  attempt_log: WebhookDeliveryAttempt[];
+}
+
+/** One attempt of a delivery: when, the answer's status or the generic error, how long it took. */
+export interface WebhookDeliveryAttempt {
+  at: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
 }
 
 /** The answers' shapes, as documented in the OpenAPI document (server/openapi.ts) and checked against real answers in the tests. */
@@ -208,6 +218,16 @@ export const webhookDeliveryViewSchema = z.object({
   created_at: isoDate,
   last_attempt_at: isoDate.nullable(),
   next_attempt_at: isoDate.nullable(),
+  attempt_log: z
+    .array(
+      z.object({
+        at: isoDate,
+        response_status: z.number().int().nullable(),
+        error: z.string().nullable(),
+        duration_ms: z.number().int().nullable(),
+      }),
+    )
+    .describe('Every attempt, oldest first: when, the status answered or why it failed, how long it took'),
 });
 
 /** GET /api/webhooks/:id/deliveries: newest first. */

@@ -12,6 +12,10 @@ import { writeAvailabilities } from '../db/queries/catalog';
 import { tenantScope, withScope } from '../db/scope';
 import { createCatalogWorld, type CatalogWorld } from '../routes/services/catalog.fixtures';
 import { AvailabilityWriter, MAX_BATCH } from './availabilityWrites';
+import { defaultTimeline } from '../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 let t: TestApp;
 let w: CatalogWorld;
@@ -22,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function serviceWithAspects(count: number) {
-  const service = (await createService(t.db, w.tenant.id, { timeline: ['2026-Q1', '2026-Q2', '2026-Q3', '2026-Q4'] }))!;
+  const service = (await createService(t.db, w.tenant.id, { timeline: [TIMELINE[0], TIMELINE[1], TIMELINE[2], TIMELINE[3]] }))!;
   const category = (await createCategory(t.db, w.tenant.id, service.id))!;
   const aspects = [];
   for (let i = 0; i < count; i++) aspects.push((await createAspect(t.db, w.tenant.id, service.id, category.id, { position: i }))!);
@@ -69,21 +73,21 @@ function watched(fail: (call: number) => boolean = () => false) {
 describe('AvailabilityWriter', () => {
   it('sends the writes that arrive while one is under way as one statement, each made as it would be alone', async () => {
     const { service, aspects } = await serviceWithAspects(4);
-    await setAvailability(t.db, w.tenant.id, service.id, aspects[2]!.id, '2026-Q1', 'Old');
-    await setAvailability(t.db, w.tenant.id, service.id, aspects[3]!.id, '2026-Q1', 'Start');
+    await setAvailability(t.db, w.tenant.id, service.id, aspects[2]!.id, TIMELINE[0], 'Old');
+    await setAvailability(t.db, w.tenant.id, service.id, aspects[3]!.id, TIMELINE[0], 'Start');
     const versionBefore = await versionOf(service.id);
     const { db, calls } = watched();
     const writer = new AvailabilityWriter();
-    const key = (aspect: number, timeBucket = '2026-Q1') => ({ tenantId: w.tenant.id, aspectId: aspects[aspect]!.id, timeBucket });
+    const key = (aspect: number, timeBucket = TIMELINE[0]) => ({ tenantId: w.tenant.id, aspectId: aspects[aspect]!.id, timeBucket });
     const results = await Promise.all([
       writer.write(db, { key: key(0), value: 'One', changedBy: 'first' }),
       writer.write(db, { key: key(1), value: 'Two', changedBy: 'second' }),
       writer.write(db, { key: key(2), value: '', changedBy: 'third' }),
       writer.write(db, { key: key(3), value: 'Mine', changedBy: 'fourth', expected: 'Start' }),
       writer.write(db, { key: key(3), value: 'Yours', changedBy: 'fifth', expected: 'Start' }),
-      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: w.foreignAspect.id, timeBucket: '2026-Q1' }, value: 'No', changedBy: 'sixth' }),
-      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: w.archivedAspect.id, timeBucket: '2026-Q1' }, value: 'No', changedBy: 'seventh' }),
-      writer.write(db, { key: key(0, '2026-Q2'), value: 'Later', changedBy: 'eighth', expected: null }),
+      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: w.foreignAspect.id, timeBucket: TIMELINE[0] }, value: 'No', changedBy: 'sixth' }),
+      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: w.archivedAspect.id, timeBucket: TIMELINE[0] }, value: 'No', changedBy: 'seventh' }),
+      writer.write(db, { key: key(0, TIMELINE[1]), value: 'Later', changedBy: 'eighth', expected: null }),
     ]);
     // The first went alone; the seven that came while it was under way went together.
     expect(calls).toEqual(['alone', 'group']);
@@ -100,10 +104,10 @@ describe('AvailabilityWriter', () => {
     ]);
     expect(await texts(service.id)).toEqual(
       new Map([
-        [`${aspects[0]!.id} 2026-Q1`, 'One'],
-        [`${aspects[0]!.id} 2026-Q2`, 'Later'],
-        [`${aspects[1]!.id} 2026-Q1`, 'Two'],
-        [`${aspects[3]!.id} 2026-Q1`, 'Mine'],
+        [`${aspects[0]!.id} ${TIMELINE[0]}`, 'One'],
+        [`${aspects[0]!.id} ${TIMELINE[1]}`, 'Later'],
+        [`${aspects[1]!.id} ${TIMELINE[0]}`, 'Two'],
+        [`${aspects[3]!.id} ${TIMELINE[0]}`, 'Mine'],
       ]),
     );
     const history = await historyOf(service.id);
@@ -119,13 +123,13 @@ describe('AvailabilityWriter', () => {
     const count = MAX_BATCH + 6;
     const results = await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        writer.write(db, { key: { tenantId: w.tenant.id, aspectId: aspects[0]!.id, timeBucket: '2026-Q3' }, value: `Write ${i}`, changedBy: `writer ${i}` }),
+        writer.write(db, { key: { tenantId: w.tenant.id, aspectId: aspects[0]!.id, timeBucket: TIMELINE[2] }, value: `Write ${i}`, changedBy: `writer ${i}` }),
       ),
     );
     expect(calls).toEqual(['alone', 'group', 'group']);
     // Each write found the one before it: they were made one after another, in order.
     expect(results.map((r) => r.current)).toEqual([null, ...Array.from({ length: count - 1 }, (_, i) => `Write ${i}`)]);
-    expect((await texts(service.id)).get(`${aspects[0]!.id} 2026-Q3`)).toBe(`Write ${count - 1}`);
+    expect((await texts(service.id)).get(`${aspects[0]!.id} ${TIMELINE[2]}`)).toBe(`Write ${count - 1}`);
     expect(await historyOf(service.id)).toHaveLength(count);
   });
 
@@ -135,7 +139,7 @@ describe('AvailabilityWriter', () => {
     const { db, calls } = watched((n) => n === 2 || n === 4);
     const writer = new AvailabilityWriter();
     const write = (i: number) =>
-      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: aspects[i]!.id, timeBucket: '2026-Q1' }, value: `Value ${i}`, changedBy: 'someone' });
+      writer.write(db, { key: { tenantId: w.tenant.id, aspectId: aspects[i]!.id, timeBucket: TIMELINE[0] }, value: `Value ${i}`, changedBy: 'someone' });
     const results = await Promise.allSettled([write(0), write(1), write(2)]);
     expect(calls).toEqual(['alone', 'group', 'alone', 'alone']);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
@@ -150,9 +154,9 @@ describe('AvailabilityWriter', () => {
     const { aspects } = await serviceWithAspects(1);
     const { db, calls } = watched();
     const writer = new AvailabilityWriter();
-    const ours = { tenantId: w.tenant.id, aspectId: aspects[0]!.id, timeBucket: '2026-Q1' };
+    const ours = { tenantId: w.tenant.id, aspectId: aspects[0]!.id, timeBucket: TIMELINE[0] };
     // The other tenant's aspect, named with that tenant's id: a lane of its own, sent alone.
-    const theirs = { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: '2026-Q4' };
+    const theirs = { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: TIMELINE[3] };
     const results = await Promise.all([
       writer.write(db, { key: ours, value: 'A', changedBy: 'x' }),
       writer.write(db, { key: theirs, value: 'B', changedBy: 'y' }),
@@ -163,7 +167,7 @@ describe('AvailabilityWriter', () => {
     const [row] = await t.db
       .select()
       .from(availabilities)
-      .where(and(eq(availabilities.aspectId, w.foreignAspect.id), eq(availabilities.timeBucket, '2026-Q4')));
+      .where(and(eq(availabilities.aspectId, w.foreignAspect.id), eq(availabilities.timeBucket, TIMELINE[3])));
     expect(row!.tenantId).toBe(w.other.id);
   });
 });
@@ -174,8 +178,8 @@ describe('catalog_write_availabilities', () => {
     const before = await texts(w.foreign.id);
     const [theirs, ours] = await withScope(tenantScope(w.tenant.id), () =>
       writeAvailabilities(t.db, w.other.id, [
-        { key: { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: '2026-Q1' }, value: 'Ours', changedBy: 'someone' },
-        { key: { tenantId: w.other.id, aspectId: aspects[0]!.id, timeBucket: '2026-Q1' }, value: 'Ours', changedBy: 'someone' },
+        { key: { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: TIMELINE[0] }, value: 'Ours', changedBy: 'someone' },
+        { key: { tenantId: w.other.id, aspectId: aspects[0]!.id, timeBucket: TIMELINE[0] }, value: 'Ours', changedBy: 'someone' },
       ]),
     );
     expect(theirs).toEqual({ status: 'not_found', current: null, serviceId: null, serviceVersion: null });
@@ -188,11 +192,11 @@ describe('catalog_write_availabilities', () => {
 describe('POST /api/availabilities, written together', () => {
   it('answers each of the writes that waited behind another as if it had been made alone', async () => {
     const { service, aspects } = await serviceWithAspects(3);
-    await setAvailability(t.db, w.tenant.id, service.id, aspects[2]!.id, '2026-Q2', 'Start');
+    await setAvailability(t.db, w.tenant.id, service.id, aspects[2]!.id, TIMELINE[1], 'Start');
     const post = (token: string, body: Record<string, unknown>) => call(t.app, 'POST', '/api/availabilities', { token, body });
     // Each caller's session and tenant are read once before, so that the writes read nothing first.
     for (const token of [w.tokens.editor, w.tokens.admin, w.tokens.superAdmin]) {
-      expect((await post(token, { aspectId: aspects[0]!.id, timeBucket: '2026-Q4', value: 'Warm' })).statusCode).toBe(200);
+      expect((await post(token, { aspectId: aspects[0]!.id, timeBucket: TIMELINE[3], value: 'Warm' })).statusCode).toBe(200);
     }
     const versionBefore = await versionOf(service.id);
     // The service stays locked while the writes start, so that they all wait behind the first.
@@ -207,26 +211,26 @@ describe('POST /api/availabilities, written together', () => {
       });
     });
     const writes = Promise.all([
-      post(w.tokens.editor, { aspectId: aspects[0]!.id, timeBucket: '2026-Q1', value: 'First' }),
-      post(w.tokens.admin, { aspectId: aspects[1]!.id, timeBucket: '2026-Q1', value: 'Second' }),
-      post(w.tokens.superAdmin, { aspectId: aspects[2]!.id, timeBucket: '2026-Q2', value: 'Third', expectedValue: 'Start' }),
-      post(w.tokens.editor, { aspectId: aspects[2]!.id, timeBucket: '2026-Q2', value: 'Fourth', expectedValue: 'Start' }),
-      post(w.tokens.admin, { aspectId: w.archivedAspect.id, timeBucket: '2026-Q1', value: 'Frozen' }),
-      post(w.tokens.editor, { aspectId: w.foreignAspect.id, timeBucket: '2026-Q1', value: 'Theirs' }),
+      post(w.tokens.editor, { aspectId: aspects[0]!.id, timeBucket: TIMELINE[0], value: 'First' }),
+      post(w.tokens.admin, { aspectId: aspects[1]!.id, timeBucket: TIMELINE[0], value: 'Second' }),
+      post(w.tokens.superAdmin, { aspectId: aspects[2]!.id, timeBucket: TIMELINE[1], value: 'Third', expectedValue: 'Start' }),
+      post(w.tokens.editor, { aspectId: aspects[2]!.id, timeBucket: TIMELINE[1], value: 'Fourth', expectedValue: 'Start' }),
+      post(w.tokens.admin, { aspectId: w.archivedAspect.id, timeBucket: TIMELINE[0], value: 'Frozen' }),
+      post(w.tokens.editor, { aspectId: w.foreignAspect.id, timeBucket: TIMELINE[0], value: 'Theirs' }),
     ]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     release();
     await holder;
     const results = await writes;
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 409, 409, 404]);
-    expect(results[0]!.json()).toEqual({ availability: { aspect_id: aspects[0]!.id, time_bucket: '2026-Q1', value: 'First' } });
+    expect(results[0]!.json()).toEqual({ availability: { aspect_id: aspects[0]!.id, time_bucket: TIMELINE[0], value: 'First' } });
     expect(results[3]!.json()).toMatchObject({ error: C.availabilityChanged, current: 'Third' });
     expect(results[4]!.json().error).toBe(M.serviceArchivedConflict);
     expect(results[5]!.json().error).toBe(M.notFound);
     expect(await versionOf(service.id)).toBe(versionBefore + 3);
     const full = (await call(t.app, 'GET', `/api/services/${service.id}/full`, { token: w.tokens.editor })).json();
     const cells = full.resolved_data.aspects.map((a: { availabilities: Record<string, string> }) => a.availabilities);
-    expect(cells.map((c: Record<string, string>) => [c['2026-Q1'], c['2026-Q2']])).toEqual([
+    expect(cells.map((c: Record<string, string>) => [c[TIMELINE[0]], c[TIMELINE[1]]])).toEqual([
       ['First', undefined],
       ['Second', undefined],
       [undefined, 'Third'],

@@ -148,7 +148,8 @@ export function cellRange(cells: readonly { aspectId: string; timeBucket: string
 
 /**
  * Writes many cells of one service in the caller's transaction, all or nothing
- * (docs/decisions/0125-availability-batch.md), with the rules of one cell's write: the caller may
+ * (docs/decisions/0125-availability-batch.md), with the rules of one cell's write: every cell a
+ * quarter of the service's timeline (else 400 naming the first that is not), the caller may
  * edit the service (checked by the policies, service role assignments counted, before this runs),
  * the service is locked and must not be archived (409), every aspect must be one of the tenant's
  * (404) and of this service (400), each `expectedValue` must match the stored text or the whole
@@ -172,6 +173,13 @@ export async function writeServiceCells(
   if (locked.archived) throw conflict(M.serviceArchivedConflict);
   // The ids as the database spells them (a uuid may come in capitals); one write per cell.
   const normal = cells.map((c) => ({ ...c, aspectId: c.aspectId.toLowerCase() }));
+  // Only the quarters of the service's timeline are written; what is stored outside it stays.
+  const timeline = new Set(locked.timeline);
+  const outside = normal.findIndex((c) => !timeline.has(c.timeBucket));
+  if (outside >= 0) {
+    const cell = normal[outside]!;
+    throw invalid(C.cellOutsideTimeline(outside, cell.aspectId, cell.timeBucket), `cells.${outside}.timeBucket`);
+  }
   const seen = new Set<string>();
   for (const cell of normal) {
     const key = `${cell.aspectId}|${cell.timeBucket}`;

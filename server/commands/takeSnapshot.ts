@@ -8,7 +8,8 @@ import { writeAudit, type AuditActor } from './audit';
 
 /**
  * The frozen catalog of a service, shaped like the full service answer: service, categories and
- * resolved_data {aspects with their availabilities, timeline}. A public snapshot holds public aspects only.
+ * resolved_data {aspects with their availabilities, timeline}. A public snapshot holds public aspects only, and the
+ * categories that hold them.
  */
 export async function freezeCatalog(db: Executor, service: ServiceRow, visibility: SnapshotVisibility) {
   const content = await loadServiceContent(db, service.tenantId, service.id);
@@ -31,7 +32,10 @@ export async function freezeCatalog(db: Executor, service: ServiceRow, visibilit
     }));
   return {
     service: presentService(service),
-    categories: content.categories.map((c) => ({ id: c.id, name: c.name, position: c.position })),
+    // A public snapshot names only the categories that hold a public aspect.
+    categories: content.categories
+      .filter((c) => visibility === 'internal' || aspects.some((a) => a.category_id === c.id))
+      .map((c) => ({ id: c.id, name: c.name, position: c.position })),
     resolved_data: { aspects, timeline: service.timeline },
     taken_at: new Date().toISOString(),
   };

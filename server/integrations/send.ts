@@ -14,13 +14,21 @@ export interface SendResult {
   error: string | null;
 }
 
+/**
+ * What the delivery log says of a failure before an answer: never the address a name resolved to
+ * nor the text of a DNS, TLS or socket error, which would let whoever reads the log map the
+ * network the product runs in.
+ */
+export const SEND_ERRORS = {
+  refused: 'refused: not a public address',
+  unreachable: 'could not connect',
+  timeout: (ms: number) => `no answer within ${ms} ms`,
+} as const;
+
 /** An address the target resolved to that webhooks may not call. */
 export class RefusedTarget extends Error {
-  constructor(
-    readonly address: string,
-    readonly reason: string,
-  ) {
-    super(`refused ${reason} address ${address}`);
+  constructor() {
+    super(SEND_ERRORS.refused);
   }
 }
 
@@ -33,8 +41,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);
       for (const a of addresses) {
-        const reason = refuseAddress(a.address, allowPrivate);
-        if (reason) return callback(new RefusedTarget(a.address, reason), '', 0);
+        if (refuseAddress(a.address, allowPrivate)) return callback(new RefusedTarget(), '', 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
@@ -82,9 +89,8 @@ export function sendWebhook(
     // A literal address is checked here: no lookup happens for it.
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host)) {
-      const reason = refuseAddress(host, opts.allowPrivate);
-      if (reason) {
-        resolve(done(false, null, `refused ${reason} address ${host}`));
+      if (refuseAddress(host, opts.allowPrivate)) {
+        resolve(done(false, null, SEND_ERRORS.refused));
         return;
       }
     }
@@ -115,9 +121,16 @@ export function sendWebhook(
         res.on('error', finish);
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)));
-    req.on('error', (err) => resolve(done(false, null, err instanceof RefusedTarget ? err.message : err.message.slice(0, 200))));
+    let timedOut = false;
+    const giveUp = () => {
+      timedOut = true;
+      req.destroy(new Error('timeout'));
+    };
+    const timer = setTimeout(giveUp, opts.timeoutMs);
+    req.on('timeout', giveUp);
+    req.on('error', (err) =>
+      resolve(done(false, null, err instanceof RefusedTarget ? SEND_ERRORS.refused : timedOut ? SEND_ERRORS.timeout(opts.timeoutMs) : SEND_ERRORS.unreachable)),
+    );
     req.on('close', () => clearTimeout(timer));
     req.end(body);
   });

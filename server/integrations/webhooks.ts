@@ -355,7 +355,7 @@ export class WebhookDispatcher {
     return { ...outcome(delivery, result, false), endpoint, sent: true };
   }
 
-  /** Writes a round's outcomes in one statement. */
+  /** Writes a round's outcomes in one statement, each attempt added to its delivery's list of attempts. */
   private async record(outcomes: Outcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const rows = sql.join(
@@ -372,7 +372,10 @@ export class WebhookDispatcher {
              duration_ms = CASE WHEN o.released THEN d.duration_ms ELSE o.duration_ms END,
              error = CASE WHEN o.released THEN d.error ELSE o.error END,
              attempts = CASE WHEN o.released THEN d.attempts - 1 ELSE d.attempts END,
-             last_attempt_at = CASE WHEN o.released AND d.attempts = 1 THEN NULL ELSE d.last_attempt_at END
+             last_attempt_at = CASE WHEN o.released AND d.attempts = 1 THEN NULL ELSE d.last_attempt_at END,
+             attempt_log = CASE WHEN o.released THEN d.attempt_log ELSE d.attempt_log || jsonb_build_array(jsonb_build_object(
+               'at', to_char(d.last_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'response_status', o.response_status, 'error', o.error, 'duration_ms', o.duration_ms)) END
         FROM (VALUES ${rows}) AS o(id, status, response_status, duration_ms, error, next_attempt_at, released)
        WHERE d.id = o.id`);
   }

@@ -52,6 +52,7 @@ export function presentDelivery(row: WebhookDeliveryRow): WebhookDeliveryView {
     error: row.error,
     created_at: row.createdAt.toISOString(),
     last_attempt_at: iso(row.lastAttemptAt),
+    attempt_log: row.attemptLog,
     next_attempt_at: waiting ? row.nextAttemptAt.toISOString() : null,
   };
 }

@@ -218,9 +218,21 @@ export interface AvailabilityKey {
 
 /**
  * What a write came to: `applied`; `conflict` (the stored text is not `expected`); `archived` (the
- * service is read-only); `not_found` (no such aspect in the tenant). Only `applied` wrote anything.
+ * service is read-only); `not_found` (no such aspect in the tenant); `outside` (the quarter is not
+ * in the service's timeline). Only `applied` wrote anything.
  */
-export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not_found';
+export type AvailabilityWriteStatus = 'applied' | 'conflict' | 'archived' | 'not_found' | 'outside';
+
+/**
+ * Whether the quarter is in the timeline of the aspect's service (true for no such aspect and for an
+ * archived service, which the write answers `not_found` and `archived`). A write outside is handed to the write function without its
+ * aspect, so that it finds none and writes nothing.
+ */
+function inTimeline(tenantId: string, aspectId: SQL, bucket: SQL): SQL {
+  return sql`coalesce((select s.archived or s.timeline @> jsonb_build_array(${bucket}) from aspects a
+      join services s on s.tenant_id = a.tenant_id and s.id = a.service_id
+     where a.tenant_id = ${tenantId}::uuid and a.id = ${aspectId}), true)`;
+}
 
 /**
  * The select-list item that announces, in the write's own statement (so with its commit, and only
@@ -256,8 +268,10 @@ export async function writeAvailability(
   const items = JSON.stringify([{ audit: cellAuditItem(audit) }]);
   const res = await db.execute<Row>(sql`
     with w as materialized (
-      select 1 as ord, f.* from catalog_write_availability(
-        ${tenantId}::uuid, ${aspectId}::uuid, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
+      select 1 as ord, case when g.inside then f.status else 'outside' end as status, f.current_value, f.service_id, f.service_version
+      from (select ${inTimeline(tenantId, sql`${aspectId}::uuid`, sql`${timeBucket}::text`)} as inside) g
+      cross join lateral catalog_write_availability(
+        ${tenantId}::uuid, case when g.inside then ${aspectId}::uuid end, ${timeBucket}::text, ${value}::text, ${changedBy}::text,
         ${expected !== undefined}::boolean, ${expected ?? null}::text, ${audit?.request ?? null}::uuid) f),
     ${cellAuditRows(tenantId, sql`${items}::jsonb`)}
     select w.status, w.current_value, w.service_id, w.service_version, ${announceVersion(tenantId, sql`${aspectId}::uuid`)} from w`);
@@ -296,10 +310,16 @@ export async function writeAvailabilities(db: Executor, tenantId: string, writes
   }));
   const json = JSON.stringify(items);
   const res = await db.execute<Row>(sql`
-    with w as materialized (select * from catalog_write_availabilities(${tenantId}::uuid, ${json}::jsonb)),
+    with i as (
+      select e.ord, e.item, ${inTimeline(tenantId, sql`(e.item ->> 'aspect')::uuid`, sql`e.item ->> 'bucket'`)} as inside
+        from jsonb_array_elements(${json}::jsonb) with ordinality e(item, ord)),
+    g as (select jsonb_agg(case when i.inside then i.item else jsonb_set(i.item, '{aspect}', 'null') end order by i.ord) as items from i),
+    w as materialized (
+      select f.ord, case when i.inside then f.status else 'outside' end as status, f.current_value, f.service_id, f.service_version, i.item
+      from g cross join lateral catalog_write_availabilities(${tenantId}::uuid, g.items) f join i on i.ord = f.ord),
     ${cellAuditRows(tenantId, sql`${json}::jsonb`)}
     select w.ord, w.status, w.current_value, w.service_id, w.service_version,
-      ${announceVersion(tenantId, sql`(${json}::jsonb -> (w.ord - 1) ->> 'aspect')::uuid`)}
+      ${announceVersion(tenantId, sql`(w.item ->> 'aspect')::uuid`)}
     from w`);
   const results: AvailabilityWriteResult[] = [];
   for (const row of (res as unknown as { rows: Row[] }).rows) {

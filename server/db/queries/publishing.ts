@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { services, snapshots, tenants } from '../schema';
-import type { FrozenCatalog } from '../../../common/catalogDiff';
+import { publicPart, type FrozenCatalog } from '../../../common/catalogDiff';
 import { visibleService, type ServiceRow } from './services';
 
 /**
@@ -65,7 +65,8 @@ export async function loadEditionData(db: Executor, tenantId: string, ids: strin
     .select({ id: snapshots.id, data: snapshots.data })
     .from(snapshots)
     .where(and(eq(snapshots.tenantId, tenantId), inArray(snapshots.id, ids), eq(snapshots.visibility, 'public')));
-  return new Map(rows.map((r) => [r.id, r.data as EditionData]));
+  // Public snapshots taken before they left out the categories of private aspects only name them: read without.
+  return new Map(rows.map((r) => [r.id, publicPart(r.data as EditionData)]));
 }
 
 /** A public snapshot's `data`: the frozen catalog with the service's fields as they were. */

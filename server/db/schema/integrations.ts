@@ -2,6 +2,14 @@ import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { tenants, users } from './tenancy';
 
+/** One attempt of a delivery, as its log keeps it. */
+export interface DeliveryAttempt {
+  at: string;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+}
+
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
@@ -120,6 +128,8 @@ export const webhookDeliveries = pgTable(
     error: text('error'),
     createdAt: at('created_at').notNull().defaultNow(),
     lastAttemptAt: at('last_attempt_at'),
+    /** Every attempt, oldest first: when, the answer's status or the delivery log's error, how long it took. */
+    attemptLog: jsonb('attempt_log').$type<DeliveryAttempt[]>().notNull().default([]),
   },
   (t) => [
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),

@@ -8,6 +8,10 @@ import { apiTokens, auditLog, availabilityHistory } from '../../db/schema';
 import { hashApiTokenSecret, newApiTokenSecret } from '../../auth/apiTokens';
 import { buildApp } from '../../app';
 import { loadConfig } from '../../config';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 let t: TestApp;
 let w: World;
@@ -130,7 +134,10 @@ describe('an API token acts as its role through the access layer', () => {
     const category = await createCategory(t.db, w.tenant.id, service.id);
     const aspect = await createAspect(t.db, w.tenant.id, service.id, category.id);
     const editor = await createToken({ name: 'Release pipeline', role: 'editor' });
-    const write = await call(t.app, 'POST', '/api/availabilities', { token: editor.secret, body: { aspectId: aspect.id, timeBucket: '2030-Q1', value: 'GA' } });
+    const write = await call(t.app, 'POST', '/api/availabilities', {
+      token: editor.secret,
+      body: { aspectId: aspect.id, timeBucket: TIMELINE[0], value: 'GA' },
+    });
     expect(write.statusCode, write.body).toBeLessThan(300);
     const [history] = await t.db.select().from(availabilityHistory).where(eq(availabilityHistory.aspectId, aspect.id));
     expect(history!.changedBy).toBe('API token: Release pipeline');
@@ -165,7 +172,10 @@ describe('an API token acts as its role through the access layer', () => {
     expect((await call(t.app, 'GET', `/api/services/${inside.id}/full`, { token: scoped.secret })).statusCode).toBe(200);
     expect((await call(t.app, 'GET', `/api/services/${outside.id}/full`, { token: scoped.secret })).statusCode).toBe(404);
     expect((await call(t.app, 'GET', `/api/aspects/${aspect.id}`, { token: scoped.secret })).statusCode).toBe(404);
-    const write = await call(t.app, 'POST', '/api/availabilities', { token: scoped.secret, body: { aspectId: aspect.id, timeBucket: '2030-Q1', value: 'x' } });
+    const write = await call(t.app, 'POST', '/api/availabilities', {
+      token: scoped.secret,
+      body: { aspectId: aspect.id, timeBucket: TIMELINE[0], value: 'x' },
+    });
     expect(write.statusCode).toBe(404);
     expect((await call(t.app, 'PUT', `/api/services/${inside.id}`, { token: scoped.secret, body: { name: 'Renamed by token' } })).statusCode).toBe(200);
     expect((await call(t.app, 'POST', '/api/services', { token: scoped.secret, body: { name: 'New', slug: 'new-by-token' } })).statusCode).toBe(403);

@@ -10,6 +10,10 @@ import { lockService } from '../../db/queries/services';
 import { writeAvailability } from '../../db/queries/catalog';
 import { tenantScope, withScope } from '../../db/scope';
 import { as, countStatements, createCatalogWorld, type CatalogWorld, type Who } from '../services/catalog.fixtures';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 let t: TestApp;
 let w: CatalogWorld;
@@ -29,7 +33,7 @@ async function freshAspect() {
 }
 
 describe('POST /api/availabilities', () => {
-  const body = (over: Record<string, unknown> = {}) => ({ aspectId: w.publicAspect.id, timeBucket: '2026-Q1', value: 'Beta', ...over });
+  const body = (over: Record<string, unknown> = {}) => ({ aspectId: w.publicAspect.id, timeBucket: TIMELINE[0], value: 'Beta', ...over });
 
   it('answers 401 without a token', async () => {
     expect((await api('nobody')('POST', '/api/availabilities', body())).statusCode).toBe(401);
@@ -60,19 +64,19 @@ describe('POST /api/availabilities', () => {
 
   it('sets, replaces and clears one value per aspect and quarter, with history newest first', async () => {
     const f = await freshAspect();
-    const set = (value: string) => api('editor')('POST', '/api/availabilities', { aspectId: f.aspect.id, timeBucket: '2026-Q2', value });
+    const set = (value: string) => api('editor')('POST', '/api/availabilities', { aspectId: f.aspect.id, timeBucket: TIMELINE[1], value });
     const first = await set('  Pilot ');
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ availability: { aspect_id: f.aspect.id, time_bucket: '2026-Q2', value: 'Pilot' } });
+    expect(first.json()).toEqual({ availability: { aspect_id: f.aspect.id, time_bucket: TIMELINE[1], value: 'Pilot' } });
     await set('Available');
     const list = await api('reader')('GET', `/api/availabilities/aspect/${f.aspect.id}`);
-    expect(list.json().availabilities).toEqual([{ aspect_id: f.aspect.id, time_bucket: '2026-Q2', value: 'Available' }]);
+    expect(list.json().availabilities).toEqual([{ aspect_id: f.aspect.id, time_bucket: TIMELINE[1], value: 'Available' }]);
     const cleared = await set('   ');
     expect(cleared.json().availability.value).toBe('');
     expect((await api('reader')('GET', `/api/availabilities/aspect/${f.aspect.id}`)).json().availabilities).toEqual([]);
     const history = (await api('reader')('GET', `/api/availabilities/aspect/${f.aspect.id}/history`)).json().history;
     expect(history.map((h: { value: string }) => h.value)).toEqual(['', 'Available', 'Pilot']);
-    expect(history[0]).toEqual({ time_bucket: '2026-Q2', value: '', changed_by: w.users.editor.email, changed_at: expect.any(String) });
+    expect(history[0]).toEqual({ time_bucket: TIMELINE[1], value: '', changed_by: w.users.editor.email, changed_at: expect.any(String) });
     const [row] = await t.db.select().from(services).where(eq(services.id, f.service.id));
     expect(row!.version).toBe(f.service.version + 3);
   });
@@ -80,7 +84,7 @@ describe('POST /api/availabilities', () => {
   it('answers 409 with the current value when expectedValue differs from the stored one', async () => {
     const f = await freshAspect();
     const post = (value: string, expectedValue: string | null) =>
-      api('editor')('POST', '/api/availabilities', { aspectId: f.aspect.id, timeBucket: '2026-Q3', value, expectedValue });
+      api('editor')('POST', '/api/availabilities', { aspectId: f.aspect.id, timeBucket: TIMELINE[2], value, expectedValue });
     expect((await post('One', null)).statusCode).toBe(200);
     const stale = await post('Two', null);
     expect(stale.statusCode).toBe(409);
@@ -109,7 +113,7 @@ describe('POST /api/availabilities in one statement', () => {
   it('runs one statement for an editor, two for a reader who edits through a service role', async () => {
     const f = await freshAspect();
     await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
-    const write = (token: string, value: string) => post(token, { aspectId: f.aspect.id, timeBucket: '2026-Q1', value });
+    const write = (token: string, value: string) => post(token, { aspectId: f.aspect.id, timeBucket: TIMELINE[0], value });
     // The first calls resolve and keep the sessions; the counted ones are the writes alone.
     expect((await write(w.tokens.editor, 'Warm')).statusCode).toBe(200);
     expect((await write(serviceEditor.token, 'Warm too')).statusCode).toBe(200);
@@ -131,7 +135,7 @@ describe('POST /api/availabilities in one statement', () => {
   it('lets an editor write a private aspect, and a reader with a service role too', async () => {
     const f = await freshAspect();
     const hidden = await createAspect(t.db, w.tenant.id, f.service.id, f.category.id, { isPublic: false, position: 1 });
-    const body = { aspectId: hidden.id, timeBucket: '2026-Q2', value: 'Hidden' };
+    const body = { aspectId: hidden.id, timeBucket: TIMELINE[1], value: 'Hidden' };
     expect((await post(serviceEditor.token, body)).statusCode).toBe(404);
     expect((await post(w.tokens.editor, body)).statusCode).toBe(200);
     await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
@@ -141,7 +145,7 @@ describe('POST /api/availabilities in one statement', () => {
 
   it('answers the aspect id as stored when it is sent in capitals', async () => {
     const f = await freshAspect();
-    const res = await post(w.tokens.editor, { aspectId: f.aspect.id.toUpperCase(), timeBucket: '2026-Q1', value: 'Caps' });
+    const res = await post(w.tokens.editor, { aspectId: f.aspect.id.toUpperCase(), timeBucket: TIMELINE[0], value: 'Caps' });
     expect(res.statusCode).toBe(200);
     expect(res.json().availability.aspect_id).toBe(f.aspect.id);
   });
@@ -164,26 +168,26 @@ describe('POST /api/availabilities in one statement', () => {
   });
 
   it('answers 409 for an archived service and writes nothing, whoever asks', async () => {
-    await setAvailability(t.db, w.tenant.id, w.archived.id, w.archivedAspect.id, '2026-Q1', 'Frozen');
+    await setAvailability(t.db, w.tenant.id, w.archived.id, w.archivedAspect.id, TIMELINE[0], 'Frozen');
     await assignServiceRole(t.db, w.tenant.id, w.archived.id, serviceEditor.id, 'editor');
     const before = await stateOf(w.archived.id, w.archivedAspect.id);
     for (const token of [w.tokens.editor, w.tokens.superAdmin, serviceEditor.token]) {
       for (const expectedValue of [undefined, 'Frozen', 'Other']) {
-        const res = await post(token, { aspectId: w.archivedAspect.id, timeBucket: '2026-Q1', value: 'Thawed', expectedValue });
+        const res = await post(token, { aspectId: w.archivedAspect.id, timeBucket: TIMELINE[0], value: 'Thawed', expectedValue });
         expect(res.statusCode).toBe(409);
         expect(res.json().error).toBe(M.serviceArchivedConflict);
       }
-      expect((await post(token, { aspectId: w.archivedAspect.id, timeBucket: '2026-Q1', value: '' })).statusCode).toBe(409);
+      expect((await post(token, { aspectId: w.archivedAspect.id, timeBucket: TIMELINE[0], value: '' })).statusCode).toBe(409);
     }
     expect(await stateOf(w.archived.id, w.archivedAspect.id)).toEqual(before);
   });
 
   it('answers 404 for another tenant’s aspect and an unknown one, and writes nothing', async () => {
-    await setAvailability(t.db, w.other.id, w.foreign.id, w.foreignAspect.id, '2026-Q1', 'Theirs');
+    await setAvailability(t.db, w.other.id, w.foreign.id, w.foreignAspect.id, TIMELINE[0], 'Theirs');
     const before = await stateOf(w.foreign.id, w.foreignAspect.id);
     for (const token of [w.tokens.editor, w.tokens.admin, w.tokens.superAdmin, w.tokens.reader, serviceEditor.token]) {
       for (const aspectId of [w.foreignAspect.id, '00000000-0000-4000-8000-000000000000']) {
-        const res = await post(token, { aspectId, timeBucket: '2026-Q1', value: 'Ours', expectedValue: 'Theirs' });
+        const res = await post(token, { aspectId, timeBucket: TIMELINE[0], value: 'Ours', expectedValue: 'Theirs' });
         expect(res.statusCode).toBe(404);
         expect(res.json().error).toBe(M.notFound);
       }
@@ -195,7 +199,7 @@ describe('POST /api/availabilities in one statement', () => {
     const before = await stateOf(w.foreign.id, w.foreignAspect.id);
     // A call that names the other tenant, as a forgotten check would: the function runs as the
     // application role, so the policies hide that tenant's rows from it.
-    const key = { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: '2026-Q1' };
+    const key = { tenantId: w.other.id, aspectId: w.foreignAspect.id, timeBucket: TIMELINE[0] };
     const result = await withScope(tenantScope(w.tenant.id), () => writeAvailability(t.db, key, 'Ours', 'someone'));
     expect(result).toEqual({ status: 'not_found', current: null, serviceId: null, serviceVersion: null });
     expect(await stateOf(w.foreign.id, w.foreignAspect.id)).toEqual(before);
@@ -204,7 +208,7 @@ describe('POST /api/availabilities in one statement', () => {
   it('applies exactly one of concurrent writes from the same expected value; the others answer 409', async () => {
     const f = await freshAspect();
     await assignServiceRole(t.db, w.tenant.id, f.service.id, serviceEditor.id, 'editor');
-    const timeBucket = '2026-Q4';
+    const timeBucket = TIMELINE[3];
     expect((await post(w.tokens.editor, { aspectId: f.aspect.id, timeBucket, value: 'Start' })).statusCode).toBe(200);
     const before = await stateOf(f.service.id, f.aspect.id);
     // The service stays locked while the writes start, so that they all reach the database before

@@ -22,7 +22,7 @@ import { scope } from '../../plugins/context';
 import { holdsOnEveryService, loadAspect, loadService } from '../../policies';
 import { parse } from '../../validation';
 import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
-import { conflict, notFound } from '../../errors';
+import { conflict, invalid, notFound } from '../../errors';
 import { parsePathId } from '../../commands/serviceWrites';
 import { AvailabilityWriter, cellRange, writeServiceCells } from '../../commands/availabilityWrites';
 import { actorColumns } from '../../commands/audit';
@@ -44,7 +44,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
   app.post(
     '/availabilities',
     doc(
-      "Set one aspect's text for one quarter (empty clears it); an expectedValue other than the stored text is a 409",
+      "Set one aspect's text for one quarter of the service's timeline (empty clears it); an expectedValue other than the stored text is a 409",
       'catalog.edit',
       { 200: z.object({ availability: availabilityViewSchema }) },
       {
@@ -79,6 +79,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
       };
       const result = await writer.write(db, { key, value: input.value, changedBy: actor.user.email || actor.user.name, expected, audit });
       if (result.status === 'not_found') throw notFound();
+      if (result.status === 'outside') throw invalid(C.quarterOutsideTimeline(input.timeBucket), 'timeBucket');
       if (result.status === 'archived') throw conflict(M.serviceArchivedConflict);
       if (result.status === 'conflict') throw conflict(C.availabilityChanged, { current: result.current });
       // Committed: the next /full of the service can be made from the body before it and this aspect.
@@ -97,7 +98,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     {
       bodyLimit: MAX_BATCH_BODY_BYTES,
       ...doc(
-        'Set many cells of one service at once, all or nothing',
+        "Set many cells of one service at once, all or nothing, each a quarter of the service's timeline",
         'catalog.edit',
         { 200: availabilityBatchAnswerSchema },
         {

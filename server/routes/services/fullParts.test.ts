@@ -78,7 +78,8 @@ describe('GET /api/services/:id/full after availability writes', () => {
     expect((await write(a, q0, 'Changed')).statusCode).toBe(200);
     expect((await write(b, q5, 'Private news')).statusCode).toBe(200);
     expect((await write(c, q1, '')).statusCode).toBe(200); // cleared
-    expect((await write(a, '2099-Q1', 'Beyond the timeline')).statusCode).toBe(200);
+    // A quarter beyond the timeline is refused, and changes nothing.
+    expect((await write(a, '2099-Q1', 'Beyond the timeline')).statusCode).toBe(400);
 
     for (const who of ['editor', 'reader'] as const) {
       const next = await timedFull(service.id, who);

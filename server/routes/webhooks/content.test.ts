@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../../test/app';
 import { createAspect, createCategory, createService } from '../../test/factories';
 import { webhookReceiver } from '../../test/webhookReceiver';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 const h = webhookReceiver();
 
@@ -78,9 +82,9 @@ describe('what a delivery carries', () => {
       const aspect = await createAspect(h.t.db, h.w.tenant.id, service.id, category.id, { isPublic: n !== 2, title: `Aspect ${n}` });
       cells.push({ aspectId: aspect.id, value: `Value ${n}` });
     }
-    for (const c of cells) await ok('POST', '/api/availabilities', { aspectId: c.aspectId, timeBucket: '2031-Q4', value: c.value });
+    for (const c of cells) await ok('POST', '/api/availabilities', { aspectId: c.aspectId, timeBucket: TIMELINE[0], value: c.value });
     // The last value written before the round is the one sent.
-    await ok('POST', '/api/availabilities', { aspectId: cells[0]!.aspectId, timeBucket: '2031-Q4', value: 'Value 1, changed' });
+    await ok('POST', '/api/availabilities', { aspectId: cells[0]!.aspectId, timeBucket: TIMELINE[0], value: 'Value 1, changed' });
     await h.t.app.webhooks.drain();
     const sent = h.received.map((r) => h.verified(secret, r).data.cells[0]);
     expect(sent.map((c: { aspect_id: string; value: string; aspect_title: string }) => [c.aspect_id, c.value, c.aspect_title])).toEqual([
@@ -100,7 +104,7 @@ describe('what a delivery carries', () => {
     const cells: { aspectId: string; timeBucket: string; value: string }[] = [];
     for (let i = 0; i < 30; i++) {
       const aspect = await createAspect(h.t.db, h.w.tenant.id, service.id, category.id, { title: `Aspect ${i}` });
-      for (const q of [1, 2, 3, 4]) cells.push({ aspectId: aspect.id, timeBucket: `2031-Q${q}`, value: `Plan ${i}.${q}` });
+      for (const q of [1, 2, 3, 4]) cells.push({ aspectId: aspect.id, timeBucket: TIMELINE[q - 1]!, value: `Plan ${i}.${q}` });
     }
     await ok('POST', '/api/availabilities/batch', { serviceId: service.id, cells });
     await h.t.app.webhooks.drain();

@@ -53,6 +53,35 @@ describe('the delivery log', () => {
     await h.remove(webhook.id);
   });
 
+  it('keeps every attempt of a delivery, oldest first, and none for a delivery held back', async () => {
+    const service = await createService(h.t.db, h.w.tenant.id);
+    const { webhook } = await h.register(['service.updated']);
+    for (const name of ['One', 'Two']) await call(h.t.app, 'PUT', `/api/services/${service.id}`, { token: h.w.tokens.admin, body: { name } });
+    h.answers = [500, 503];
+    await h.t.app.webhooks.drain();
+    await h.dueNow();
+    await h.t.app.webhooks.drain();
+    await h.dueNow();
+    await h.t.app.webhooks.drain();
+    const res = await logPage(webhook.id);
+    expect(res.statusCode, res.body).toBe(200);
+    type Attempt = { at: string; response_status: number | null; error: string | null; duration_ms: number | null };
+    const [second, first] = res.json().deliveries as { attempts: number; attempt_log: Attempt[] }[];
+    expect(first!.attempts).toBe(3);
+    expect(first!.attempt_log.map((a) => [a.response_status, a.error])).toEqual([
+      [500, 'answered 500'],
+      [503, 'answered 503'],
+      [200, null],
+    ]);
+    for (const a of first!.attempt_log) expect(a.duration_ms).toEqual(expect.any(Number));
+    const times = first!.attempt_log.map((a) => Date.parse(a.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // The second waited behind the first twice without being attempted: one attempt, one entry.
+    expect(second!.attempt_log.map((a) => a.response_status)).toEqual([200]);
+    expect(second!.attempts).toBe(1);
+    await h.remove(webhook.id);
+  });
+
   it(`keeps finished deliveries for WEBHOOK_LOG_DAYS, and those still waiting whatever their age`, async () => {
     const { webhook } = await h.register(['service.updated']);
     const other = await h.register(['service.updated']);

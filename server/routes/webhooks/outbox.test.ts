@@ -4,6 +4,10 @@ import { call } from '../../test/app';
 import { createAspect, createCategory, createService } from '../../test/factories';
 import { webhookReceiver } from '../../test/webhookReceiver';
 import { OUTBOX_VACUUM_EVERY } from '../../integrations/webhooks';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 /**
  * The outbox (docs/decisions/0138-webhook-outbox.md): a write queues one event, whatever the number
@@ -21,7 +25,7 @@ async function writeCell(tenantId = h.w.tenant.id, token = h.w.tokens.admin) {
   const service = await createService(h.t.db, tenantId);
   const category = await createCategory(h.t.db, tenantId, service.id);
   const aspect = await createAspect(h.t.db, tenantId, service.id, category.id);
-  const res = await call(h.t.app, 'POST', '/api/availabilities', { token, body: { aspectId: aspect.id, timeBucket: '2030-Q1', value: 'Planned' } });
+  const res = await call(h.t.app, 'POST', '/api/availabilities', { token, body: { aspectId: aspect.id, timeBucket: TIMELINE[0], value: 'Planned' } });
   expect(res.statusCode, res.body).toBe(200);
   return service;
 }

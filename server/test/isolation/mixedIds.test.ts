@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, call, type TestApp } from '../app';
 import { recordFigure } from '../security/figures';
 import { buildIsolationWorld, fingerprinter, type IsolationWorld } from './world';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 /**
  * Suite 2, mixed ids: one request naming a record of the tenant it works in and a record of
@@ -60,7 +64,7 @@ const CASES: MixedCase[] = [
     name: "an availability for tenant B's aspect",
     method: 'POST',
     url: () => '/api/availabilities',
-    body: ({ B }) => ({ aspectId: B.aspect.id, timeBucket: '2030-Q1', value: 'Mixed' }),
+    body: ({ B }) => ({ aspectId: B.aspect.id, timeBucket: TIMELINE[0], value: 'Mixed' }),
   },
   {
     name: "a category in tenant B's service",

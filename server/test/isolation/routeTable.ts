@@ -1,5 +1,9 @@
 import type { Capability } from '../../policies';
 import type { Dataset } from './world';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 /**
  * What each route requires: a capability of server/policies/permissions.ts, or
@@ -236,8 +240,8 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'POST /api/aspects': (d) => json({ serviceId: d.service.id, categoryId: d.category.id, title: 'Probe aspect', description: '', isPublic: true }),
   'PUT /api/aspects/:id': () => json({ title: 'Renamed aspect', description: '', isPublic: true }),
   'PATCH /api/aspects/reorder': (d) => json({ categoryId: d.category.id, aspectIds: [d.privateAspect.id, d.aspect.id] }),
-  'POST /api/availabilities': (d) => json({ aspectId: d.aspect.id, timeBucket: '2030-Q1', value: 'Probe' }),
-  'POST /api/availabilities/batch': (d) => json({ serviceId: d.service.id, cells: [{ aspectId: d.aspect.id, timeBucket: '2030-Q2', value: 'Probe' }] }),
+  'POST /api/availabilities': (d) => json({ aspectId: d.aspect.id, timeBucket: TIMELINE[0], value: 'Probe' }),
+  'POST /api/availabilities/batch': (d) => json({ serviceId: d.service.id, cells: [{ aspectId: d.aspect.id, timeBucket: TIMELINE[1], value: 'Probe' }] }),
   'POST /api/tenants': (_d, c) => json({ name: `Probe ${c.unique}`, slug: `probe-${c.unique}` }),
   'PUT /api/tenants/:id': (_d, c) => json({ name: `Renamed ${c.unique}` }),
   'PATCH /api/tenants/:id/archive': () => json({}),

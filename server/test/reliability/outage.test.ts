@@ -11,6 +11,10 @@ import { call, TEST_SECRET } from '../app';
 import { createAspect, createCategory, createService, createWorld, type World } from '../factories';
 import { recordFigure } from '../security/figures';
 import { DatabaseProxy, type CutMode, type Upstream } from './proxy';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 /**
  * Suite 9, database outage: the app reaches its database through a TCP proxy the test controls.
@@ -111,7 +115,7 @@ async function traffic(statuses: number[], bodies: unknown[]) {
     call(app, 'POST', '/api/availabilities', {
       token: world.tokens.editor,
       tenant: world.tenant.slug,
-      body: { aspectId, timeBucket: '2030-Q1', value },
+      body: { aspectId, timeBucket: TIMELINE[0], value },
     }),
     call(app, 'GET', `/api/services/${serviceId}/full`, { token: world.tokens.reader, tenant: world.tenant.slug }),
   ]);

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, createPostgresDatabase, freePort, startServer, stopServer, type RunningServer } from './server';
+import { defaultTimeline } from '../../../common/quarters';
+
+/** The quarters of a service's default timeline, which the writes below must fall in. */
+const TIMELINE = defaultTimeline();
 
 /**
  * Webhooks sent by several server processes on one PostgreSQL database
@@ -91,7 +95,7 @@ describe.skipIf(!base)('webhooks sent by several server processes', () => {
     await Promise.all(
       clients.map(async (client, p) => {
         for (let i = 0; i < WRITES; i++) {
-          for (const cell of cells) await ok(client, 'POST', '/api/availabilities', { aspectId: cell.aspectId, timeBucket: '2030-Q1', value: `p${p} w${i}` });
+          for (const cell of cells) await ok(client, 'POST', '/api/availabilities', { aspectId: cell.aspectId, timeBucket: TIMELINE[0], value: `p${p} w${i}` });
         }
       }),
     );

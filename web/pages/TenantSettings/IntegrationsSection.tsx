@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
-import { memo, useMemo, useState } from 'react';
+import { memo, useState } from 'react';
 import { z } from 'zod';
 import {
   createApiTokenSchema,
@@ -16,10 +16,8 @@ import {
   useCreateApiToken,
   useCreateWebhook,
   useDeleteWebhook,
-  useDeliveries,
   useReissueApiToken,
   useRevokeApiToken,
-  useSendAgain,
   useUpdateWebhook,
   useWebhooks,
   type ApiToken,
@@ -29,8 +27,9 @@ import { useServices } from '../../api/services';
 import { CatalogModal } from '../../components/CatalogModal';
 import { SecretModal } from '../../components/SecretModal';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DeliveryLog } from './DeliveryLog';
 import { ModalForm } from '../../components/ModalForm';
-import { ApiTokenCells, apiTokenHeadings, when } from '../../components/ApiTokenCells';
+import { ApiTokenCells, apiTokenHeadings } from '../../components/ApiTokenCells';
 import { RevokeApiTokenDialog } from '../../components/RevokeApiTokenDialog';
 import { DONE, notifySuccess } from '../../lib/notify';
 import { ROLE_OPTIONS } from '../../lib/roles';
@@ -224,78 +223,6 @@ function CreateWebhookModal({ opened, onClose, onCreated }: { opened: boolean; o
           {...form.getInputProps('role')}
         />
       </ModalForm>
-    </CatalogModal>
-  );
-}
-
-function DeliveryLog({ webhook, onClose }: { webhook: WebhookEndpoint | null; onClose: () => void }) {
-  const deliveries = useDeliveries(webhook?.id ?? null);
-  const again = useSendAgain(webhook?.id ?? '');
-  const rows = useMemo(() => deliveries.data?.pages.flatMap((p) => p.deliveries) ?? [], [deliveries.data]);
-  return (
-    <CatalogModal opened={webhook !== null} onClose={onClose} title="Delivery log" size="xl">
-      <Text size="sm" mb="sm" style={{ overflowWrap: 'anywhere' }}>
-        {webhook?.url}
-      </Text>
-      {rows.length > 0 ? (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped aria-label="Deliveries">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Event</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Response</Table.Th>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((d) => (
-                <Table.Tr key={d.id}>
-                  <Table.Td>
-                    {d.event_type}
-                    <Text size="xs" c="dimmed">
-                      {when(d.created_at)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" fw={600}>
-                      {d.status}
-                    </Text>
-                    {d.error ? (
-                      <Text size="xs" c="dimmed">
-                        {d.error}
-                      </Text>
-                    ) : null}
-                  </Table.Td>
-                  <Table.Td>{d.response_status ?? '—'}</Table.Td>
-                  <Table.Td>{d.duration_ms === null ? '—' : `${d.duration_ms} ms`}</Table.Td>
-                  <Table.Td>{d.attempts}</Table.Td>
-                  <Table.Td>
-                    <Button
-                      size="xs"
-                      variant="default"
-                      loading={again.isPending && again.variables === d.id}
-                      onClick={() => again.mutate(d.id, { onSuccess: () => notifySuccess('Queued to send again.') })}
-                    >
-                      Send again
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      ) : null}
-      {deliveries.hasNextPage ? (
-        <Button variant="default" size="xs" mt="sm" loading={deliveries.isFetchingNextPage} onClick={() => void deliveries.fetchNextPage()}>
-          Show older deliveries
-        </Button>
-      ) : null}
-      {!deliveries.isLoading && rows.length === 0 ? <Text>Nothing sent yet</Text> : null}
     </CatalogModal>
   );
 }
