@@ -140,6 +140,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
 export const PEOPLE_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/users',
   'POST /api/users',
+  'PATCH /api/users/:id',
   'DELETE /api/users/:id',
   'POST /api/invitations/:id/accept',
   'DELETE /api/invitations/:id',
@@ -157,6 +158,7 @@ export const PEOPLE_ROUTES: ReadonlySet<string> = new Set([
   'POST /api/api-tokens',
   'GET /api/api-tokens',
   'DELETE /api/api-tokens/:id',
+  'POST /api/api-tokens/:id/reissue',
   'POST /api/webhooks',
   'GET /api/webhooks',
   'PUT /api/webhooks/:id',
