@@ -108,7 +108,7 @@ test.describe('Typed text reaches its field', () => {
     const dialog = page.getByRole('dialog', { name: 'Create Snapshot' });
     await typeThrough(page, [
       { field: box(dialog, 'Label'), text: 'Board review 2026' },
-      { field: dialog.getByRole('textbox', { name: 'Visibility' }), text: null },
+      { field: dialog.getByLabel('Visibility', { exact: true }), text: null },
       { field: box(dialog, 'Note'), text: 'As shown to the board' },
     ]);
   });
