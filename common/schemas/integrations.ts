@@ -18,8 +18,10 @@ export const INTEGRATION_MESSAGES = {
   failedRevokeToken: 'Failed to revoke the API token',
   peopleOnly: 'API tokens and webhooks are managed by a signed-in person, not by an API token',
   webhookUrlRequired: 'A URL and at least one event are required',
-  webhookUrlInvalid: 'The URL must be an https:// address',
-  webhookUrlPrivate: 'The URL points at a private, loopback or link-local address, which webhooks may not call',
+  webhookUrlInvalid:
+    'The URL must be an https:// address (a test server started with WEBHOOK_ALLOW_PRIVATE_TARGETS=true also takes http:// to this machine, such as http://127.0.0.1)',
+  webhookUrlPrivate:
+    'The URL points at a private, loopback or link-local address, which webhooks may not call (a test server started with WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private and loopback ones)',
   webhookNotFound: 'Webhook not found',
   deliveryNotFound: 'Delivery not found',
   webhookCreated: 'Webhook created. Copy the signing secret now: it is not shown again.',

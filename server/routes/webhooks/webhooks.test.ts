@@ -54,6 +54,17 @@ describe('webhook endpoints', () => {
     });
     expect(metadata.json().error).toBe(INTEGRATION_MESSAGES.webhookUrlPrivate);
   });
+
+  it('refuses an http:// target off this machine with a message naming the setting that allows one for testing', async () => {
+    const res = await call(h.t.app, 'POST', '/api/webhooks', {
+      token: h.w.tokens.admin,
+      body: { url: 'http://example.com/hook', events: ['service.updated'] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ field: 'url', error: INTEGRATION_MESSAGES.webhookUrlInvalid });
+    expect(res.json().error).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+    expect(INTEGRATION_MESSAGES.webhookUrlPrivate).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+  });
 });
 
 describe('deliveries', () => {
