@@ -13,6 +13,7 @@ import { TenantFooter } from '../../components/TenantFooter';
 import { useSession } from '../../session/SessionProvider';
 import { CreateServiceModal } from './CreateServiceModal';
 import { ImportServiceButton } from './ImportServiceButton';
+import { FirstSteps } from './FirstSteps';
 import { InvitationNotices } from './InvitationNotices';
 import { ServiceCollection } from './ServiceCollection';
 import type { ServiceActions } from './ServiceActionsMenu';
@@ -120,7 +121,11 @@ export function DashboardPage() {
             <Text>Loading services...</Text>
           </Group>
         ) : services.isError ? null : visible.length === 0 ? (
-          <Text c="dimmed">{search ? 'No matching services found.' : 'No services yet.'}</Text>
+          search ? (
+            <Text c="dimmed">{search ? 'No matching services found.' : 'No services yet.'}</Text>
+          ) : (
+            <FirstSteps onCreate={() => setCreating(true)} />
+          )
         ) : (
           <ServiceCollection
             services={visible}
