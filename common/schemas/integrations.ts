@@ -28,6 +28,7 @@ export const INTEGRATION_MESSAGES = {
   webhookDeleted: 'Webhook deleted',
   webhookDisabledFailing: 'Disabled after failing for a day',
   enableBeforeSending: 'Enable the webhook before sending again',
+  failedTestEvent: 'Failed to send the test event',
 } as const;
 
 export const MAX_TOKEN_NAME_LENGTH = 100;
@@ -187,6 +188,18 @@ export const webhookViewSchema = z.object({
   failing_since: isoDate.nullable(),
   created_at: isoDate,
 });
+/** What a test event's one attempt gave (POST /api/webhooks/{id}/test); it is not in the delivery log. */
+export const webhookTestResultSchema = z.object({
+  result: z.object({
+    ok: z.boolean().describe('The endpoint answered 2xx'),
+    status: z.number().int().nullable().describe('Its HTTP status; null when it did not answer'),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+  }),
+});
+
+export type WebhookTestResultView = z.infer<typeof webhookTestResultSchema>;
+
 export const webhookDeliveryViewSchema = z.object({
   id: z.uuid(),
   event_id: z.string(),
