@@ -17,6 +17,8 @@ Object.assign(process.env, {
   LOGIN_THROTTLE: 'false',
   LOG_LEVEL: 'warn',
   SKIP_WEB_BUILD: '1',
+  // A webhook's test event goes to a receiver the browser test runs on this machine.
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
   ...(process.env.E2E_WEB_ROOT ? { WEB_ROOT: process.env.E2E_WEB_ROOT } : {}),
 });
 // Microsoft sign-in against the local provider e2e/entra.e2e.ts starts on E2E_OIDC_PORT (discovery

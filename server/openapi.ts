@@ -181,7 +181,8 @@ export function buildOpenApiDocument(routes: readonly RegisteredRoute[], extra: 
     info: {
       title: 'Service Catalog API',
       version: '1',
-      description: 'Every call takes a bearer token (a session token or an API token) and the X-Tenant-Slug header. See docs/api.md.',
+      description:
+        "Every call takes a bearer token (a session token or an API token); the X-Tenant-Slug header is optional (default: the caller's own tenant). Requests are camelCase, answers the specification's snake_case names. See docs/api.md.",
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],

@@ -24,7 +24,8 @@ await completeSignInCallback();
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
-      <Notifications position="top-right" />
+      {/* One at a time, in the header's empty middle: never over a page's controls (docs/decisions/0156). */}
+      <Notifications position="top-center" limit={1} containerWidth={360} />
       <QueryClientProvider client={queryClient}>
         <SessionProvider>
           <RouterProvider router={router} />

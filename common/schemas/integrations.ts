@@ -23,14 +23,17 @@ export const INTEGRATION_MESSAGES = {
   peopleOnly:
     'An API token cannot manage people or access (users, invitations, memberships, service roles, embedding origins, API tokens, webhooks): a person signed in with the right to do so can',
   webhookUrlRequired: 'A URL and at least one event are required',
-  webhookUrlInvalid: 'The URL must be an https:// address',
-  webhookUrlPrivate: 'The URL points at a private, loopback or link-local address, which webhooks may not call',
+  webhookUrlInvalid:
+    'The URL must be an https:// address (a test server started with WEBHOOK_ALLOW_PRIVATE_TARGETS=true also takes http:// to this machine, such as http://127.0.0.1)',
+  webhookUrlPrivate:
+    'The URL points at a private, loopback or link-local address, which webhooks may not call (a test server started with WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows private and loopback ones)',
   webhookNotFound: 'Webhook not found',
   deliveryNotFound: 'Delivery not found',
   webhookCreated: 'Webhook created. Copy the signing secret now: it is not shown again.',
   webhookDeleted: 'Webhook deleted',
   webhookDisabledFailing: 'Disabled after failing for a day',
   enableBeforeSending: 'Enable the webhook before sending again',
+  failedTestEvent: 'Failed to send the test event',
 } as const;
 
 export const MAX_TOKEN_NAME_LENGTH = 100;
@@ -206,6 +209,18 @@ export const webhookViewSchema = z.object({
   failing_since: isoDate.nullable(),
   created_at: isoDate,
 });
+/** What a test event's one attempt gave (POST /api/webhooks/{id}/test); it is not in the delivery log. */
+export const webhookTestResultSchema = z.object({
+  result: z.object({
+    ok: z.boolean().describe('The endpoint answered 2xx'),
+    status: z.number().int().nullable().describe('Its HTTP status; null when it did not answer'),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+  }),
+});
+
+export type WebhookTestResultView = z.infer<typeof webhookTestResultSchema>;
+
 export const webhookDeliveryViewSchema = z.object({
   id: z.uuid(),
   event_id: z.string(),

@@ -186,6 +186,8 @@ export const deliveryPageQuerySchema = z.object({ limit: limitOf(DELIVERY_PAGE_M
 export const snapshotPageQuerySchema = z.object({
   limit: limitOf(SNAPSHOT_LIST_CAP),
   before: z.uuid({ error: 'before must be a snapshot id' }).optional(),
+  /** `public`: the public snapshots only (editors ask whether a published service has an edition). */
+  visibility: z.literal('public', { error: 'visibility must be public' }).optional().describe('public: the public snapshots only'),
 });
 
 /** The answers' shapes the web app reads. */

@@ -151,7 +151,14 @@ export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
 export const csvImportPlanSchema = z.object({
   categories_added: z.array(z.string()),
   aspects_added: z.array(z.object({ category: z.string(), aspect: z.string(), public: z.boolean() })),
-  aspects_changed: z.array(z.object({ category: z.string(), aspect: z.string(), changes: z.array(z.string()) })),
+  aspects_changed: z.array(
+    z.object({
+      category: z.string(),
+      aspect: z.string(),
+      changes: z.array(z.string()),
+      description: z.object({ old: z.string(), new: z.string() }).optional().describe('The description as plain text, before and after, when it changes'),
+    }),
+  ),
   cells_changed: z.array(z.object({ category: z.string(), aspect: z.string(), quarter: z.string(), old: z.string(), new: z.string() })),
   rows_unchanged: z.number().int(),
   rows_in_error: z.array(z.object({ line: z.number().int(), reason: z.string() })),

@@ -206,6 +206,7 @@ async function planImport(db: Executor, service: ServiceRow, { quarters, rows, e
     } else {
       const update: Planned['aspectUpdates'][number] = { id: existing.id, row };
       const changes: string[] = [];
+      let description: { old: string; new: string } | undefined;
       if (row.isPublic !== null && row.isPublic !== existing.isPublic) {
         update.isPublic = row.isPublic;
         changes.push(row.isPublic ? 'made public' : 'made private');
@@ -214,10 +215,11 @@ async function planImport(db: Executor, service: ServiceRow, { quarters, rows, e
       if (row.description.trim() !== htmlToText(existing.description).trim()) {
         update.description = textToHtml(row.description);
         changes.push('description changed');
+        description = { old: htmlToText(existing.description).trim(), new: row.description.trim() };
       }
       if (changes.length) {
         planned.aspectUpdates.push(update);
-        plan.aspects_changed.push({ category: row.category, aspect: row.aspect, changes });
+        plan.aspects_changed.push({ category: row.category, aspect: row.aspect, changes, ...(description ? { description } : {}) });
         changed = true;
       }
     }

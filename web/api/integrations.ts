@@ -7,6 +7,7 @@ import {
   type CreateWebhookInput,
   type UpdateWebhookInput,
   type WebhookDeliveryView,
+  type WebhookTestResultView,
   type WebhookView,
 } from '../../common/schemas/integrations';
 import type { ApiTokenPage } from '../../common/schemas/paging';
@@ -139,5 +140,17 @@ export function useSendAgain(webhookId: string) {
     mutationFn: (deliveryId: string) =>
       request(`/webhooks/${webhookId}/deliveries/${deliveryId}/retry`, { method: 'POST', body: {}, fallback: 'Failed to send again' }),
     onSuccess: () => client.invalidateQueries({ queryKey: [...webhookKey, webhookId, 'deliveries'] }),
+  });
+}
+
+export type WebhookTestResult = WebhookTestResultView['result'];
+
+/** Sends a signed test event to an endpoint now (it is not written to the delivery log). */
+export function useSendTestEvent() {
+  return useMutation({
+    mutationFn: (webhookId: string) =>
+      request<{ result: WebhookTestResult }>(`/webhooks/${webhookId}/test`, { method: 'POST', body: {}, fallback: INTEGRATION_MESSAGES.failedTestEvent }).then(
+        (r) => r.result,
+      ),
   });
 }

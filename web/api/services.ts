@@ -30,6 +30,8 @@ export interface CreateServiceBody {
   service_owner: string;
   subscription_model: string;
   icon_url: string | null;
+  /** First and last quarter; without it the server takes the current quarter and the seven after. */
+  timeline?: { first: string; last: string };
 }
 
 export const serviceKeys = {

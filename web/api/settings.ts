@@ -151,6 +151,16 @@ export function useSnapshots(serviceId: string, pageSize = 50) {
     getNextPageParam: (last) => last.next_before,
   });
 }
+/** Whether the service has a public snapshot (an edition of its public page); undefined while loading. */
+export function useHasPublicEdition(serviceId: string) {
+  return useQuery({
+    queryKey: [...settingsKeys.snapshots(serviceId), 'public-edition'],
+    queryFn: () =>
+      request<{ snapshots: SnapshotSummary[] }>(`/snapshots/service/${serviceId}?visibility=public&limit=1`, { fallback: M.failedLoadData }).then(
+        (r) => r.snapshots.length > 0,
+      ),
+  }).data;
+}
 export function useSnapshot(snapshotId: string | null) {
   return useQuery({
     queryKey: settingsKeys.snapshot(snapshotId ?? ''),

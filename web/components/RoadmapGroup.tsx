@@ -14,7 +14,7 @@ import {
   type CollisionDetection,
   type DragEndEvent,
 } from '@dnd-kit/core';
-import { notifications } from '@mantine/notifications';
+import { notifyOne } from '../lib/notify';
 import { SortableContext, arrayMove, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { memo, useCallback, useContext, useMemo, useState, useSyncExternalStore } from 'react';
 import type { Aspect, CatalogGroup, Category } from '../api/catalog';
@@ -163,12 +163,7 @@ function SortableRows(props: RowsProps) {
       setDragging(null);
       if (!over) {
         // Dropped outside its category (see withinCategory): the row snaps back; say why, visibly too.
-        notifications.show({
-          id: 'reorder-within-category',
-          color: 'orange',
-          message: REORDER_WITHIN_CATEGORY,
-          closeButtonProps: { 'aria-label': 'Close notification' },
-        });
+        notifyOne({ id: 'reorder-within-category', color: 'orange', message: REORDER_WITHIN_CATEGORY });
         return;
       }
       if (active.id === over.id) return;

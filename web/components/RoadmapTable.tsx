@@ -148,11 +148,8 @@ export const RoadmapTable = memo(function RoadmapTable({ serviceId, templates, g
     <>
       <p id={keysId} className="roadmap-visually-hidden">
         {editable
-          ? 'Arrow keys move between cells. Type or press Enter to edit a quarter, Control+Enter opens Edit Availability, Alt+H shows its history. Shift+arrows select, Control+C copies, Control+V pastes, Delete clears, Control+Z undoes.'
+          ? 'Arrow keys move between cells. Type or press Enter to edit a quarter, Control+Enter opens Edit Availability, Alt+H shows its history. Shift+arrows select, Control+C copies, Control+V pastes, Delete clears, Control+Z undoes, Control+Shift+Z redoes. Tab moves to the next quarter, and from a row’s last to the next row’s first.'
           : 'Arrow keys move between cells. Shift+arrows select, Control+C copies, Alt+H shows a quarter’s history.'}
-      </p>
-      <p className="roadmap-grid-status" role="status" data-testid="grid-status">
-        {message}
       </p>
       <CellHistoryModal
         target={history}
@@ -163,9 +160,16 @@ export const RoadmapTable = memo(function RoadmapTable({ serviceId, templates, g
       />
     </>
   );
+  // Above the panel, so what a paste or an undo did is in view however tall the roadmap is.
+  const status = (
+    <p className="roadmap-grid-status" role="status" data-testid="grid-status">
+      {message}
+    </p>
+  );
   if (timeline.length === 0)
     return (
       <GridContext.Provider value={gridContext}>
+        {status}
         {panel}
         {extras}
       </GridContext.Provider>
@@ -185,6 +189,7 @@ export const RoadmapTable = memo(function RoadmapTable({ serviceId, templates, g
           </span>
           {view.before + view.after > 0 ? <span className="roadmap-quarter-hint">Arrow keys or Shift + mouse wheel scroll sideways</span> : null}
         </div>
+        {status}
         <div className="roadmap-panel-wrap">
           {panel}
           {view.after > 0 ? (

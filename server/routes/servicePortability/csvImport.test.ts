@@ -187,6 +187,22 @@ describe.each([
     expect(await cellsOf(f.service.id)).toEqual({ ...before, 'Sécurité / Authentification unique / 2026-Q2': 'Généralement disponible' });
   });
 
+  it('previews a changed description as its old and new text', async () => {
+    const f = await exportedService();
+    const csv = (await api('editor')('GET', `/api/export/service/${f.service.id}/csv?showPrivate=true`)).body;
+    expect(csv).toContain('Log in once');
+    const res = await upload('editor', f.service.id, Buffer.from(csv.replace('Log in once', 'Log in once for all'), 'utf8'));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().preview.aspects_changed).toEqual([
+      {
+        category: 'Core Features',
+        aspect: 'Single sign-on',
+        changes: ['description changed'],
+        description: { old: 'Log in once', new: 'Log in once for all' },
+      },
+    ]);
+  });
+
   it('lists rows in error with their line and reason, and refuses to apply any of the file', async () => {
     const f = await exportedService();
     const before = await cellsOf(f.service.id);

@@ -35,7 +35,11 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       const query = parse(snapshotPageQuerySchema, req.query);
       // Without `limit`, every snapshot up to the cap (decision 0114).
       const limit = query.limit ?? SNAPSHOT_LIST_CAP;
-      const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, { publicOnly: !ctx.permissions.canViewPrivate, before: query.before, limit });
+      const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, {
+        publicOnly: !ctx.permissions.canViewPrivate || query.visibility === 'public',
+        before: query.before,
+        limit,
+      });
       return { snapshots: rows.map(presentSnapshotSummary), next_before: nextBefore(rows, limit, (r) => r.id) };
     },
   );

@@ -63,8 +63,17 @@ describe('GET /api/snapshots/service/:id: limit and before', () => {
     expect(await walk(w.tokens.reader, 3)).toEqual(pub.map((s: { id: string }) => s.id));
   });
 
-  it('answers 400 for a bad limit or cursor, and 404 for another tenant', async () => {
-    for (const q of ['limit=0', 'limit=1001', 'before=nope']) {
+  it('answers the public snapshots only, newest first, to an editor who asks for visibility=public', async () => {
+    const body = (await get(`/api/snapshots/service/${serviceId}?visibility=public&limit=1`, w.tokens.editor)).json();
+    expect(body.snapshots).toHaveLength(1);
+    expect(body.snapshots[0].visibility).toBe('public');
+    expect(body.snapshots[0].label).toBe('Snap 27');
+    const all = (await get(`/api/snapshots/service/${serviceId}?visibility=public`, w.tokens.editor)).json().snapshots;
+    expect(all).toHaveLength(10);
+  });
+
+  it('answers 400 for a bad limit, cursor or visibility, and 404 for another tenant', async () => {
+    for (const q of ['limit=0', 'limit=1001', 'before=nope', 'visibility=internal']) {
       expect((await get(`/api/snapshots/service/${serviceId}?${q}`, w.tokens.editor)).statusCode, q).toBe(400);
     }
     const other = await call(t.app, 'GET', `/api/snapshots/service/${serviceId}?limit=2`, { token: w.tokens.otherAdmin, tenant: w.other.slug });

@@ -6,6 +6,7 @@ import {
   updateWebhookSchema,
   webhookDeliveryPageSchema,
   webhookDeliveryViewSchema,
+  webhookTestResultSchema,
   webhookViewSchema,
 } from '../../../common/schemas/integrations';
 import { DELIVERY_PAGE_DEFAULT, deliveryPageQuerySchema } from '../../../common/schemas/paging';
@@ -13,7 +14,9 @@ import type { RouteDoc } from '../../openapi';
 import { writeAudit } from '../../commands/audit';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, requeueDelivery, updateWebhook } from '../../db/queries/integrations';
 import { conflict, invalid, notFound } from '../../errors';
-import { newWebhookSecret, PREVIOUS_SECRET_MS } from '../../integrations/signing';
+import { randomUUID } from 'node:crypto';
+import { sendWebhook } from '../../integrations/send';
+import { newWebhookSecret, PREVIOUS_SECRET_MS, signDelivery } from '../../integrations/signing';
 import { refuseUrl } from '../../integrations/targets';
 import { scope } from '../../plugins/context';
 import { requireActingAsSelf, requireIntegrationManager } from '../../policies';
@@ -161,6 +164,28 @@ export default async function webhookRoutes(app: FastifyInstance) {
   );
 
   /** "Send again": the same event (same id, so a receiver can tell it is the same) queued once more, now. */
+  app.post(
+    '/webhooks/:id/test',
+    doc('Send a signed test event (type webhook.test) to the endpoint now and answer how it went; it is not written to the delivery log', {
+      200: webhookTestResultSchema,
+    }),
+    async (req) => {
+      const { actor, tenantId } = scope(req);
+      requireIntegrationManager(actor);
+      const { id } = idsOf(req, M.webhookNotFound);
+      const endpoint = await findWebhook(db(), tenantId, id);
+      if (!endpoint) throw notFound(M.webhookNotFound);
+      const at = new Date();
+      const body = JSON.stringify({ type: 'webhook.test', timestamp: at.toISOString(), data: { webhook_id: endpoint.id, test: true } });
+      const headers = signDelivery(endpoint, `msg_test_${randomUUID().replaceAll('-', '')}`, at, body);
+      const sent = await sendWebhook(endpoint.url, headers, body, {
+        timeoutMs: app.config.WEBHOOK_TIMEOUT_MS,
+        allowPrivate: app.config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      });
+      return { result: { ok: sent.ok, status: sent.status, duration_ms: sent.durationMs, error: sent.error } };
+    },
+  );
+
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/retry',
     doc('Send a delivery again (the same event id)', { 202: z.object({ delivery: webhookDeliveryViewSchema }) }, { errors: { 409: M.enableBeforeSending } }),

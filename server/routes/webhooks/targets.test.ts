@@ -81,7 +81,7 @@ describe('the delivery log', () => {
     }
   });
 
-  it('says "could not connect" for a failed lookup or connection, never the error text', async () => {
+  it('says "could not connect" for a failed connection or handshake, never the error text', async () => {
     // A port nothing listens on, on this machine.
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -89,8 +89,6 @@ describe('the delivery log', () => {
     await new Promise((r) => closed.close(r));
     const refused = await sendWebhook(`http://127.0.0.1:${port}/`, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
     expect(refused).toMatchObject({ ok: false, status: null, error: SEND_ERRORS.unreachable });
-    const unknown = await sendWebhook('https://no-such-host.invalid/hook', {}, '{}', { timeoutMs: 2000, allowPrivate: false });
-    expect(unknown).toMatchObject({ ok: false, status: null, error: SEND_ERRORS.unreachable });
     // TLS spoken to a plain HTTP server fails in the handshake.
     const plain = createServer((_req, res) => res.end('ok'));
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));

@@ -130,6 +130,7 @@ export const ROUTE_RULES: Record<string, RouteRule> = {
   'DELETE /api/webhooks/:id': 'tenant.users',
   'GET /api/webhooks/:id/deliveries': 'tenant.users',
   'POST /api/webhooks/:id/deliveries/:deliveryId/retry': 'tenant.users',
+  'POST /api/webhooks/:id/test': 'tenant.users',
 };
 
 /**
@@ -165,6 +166,7 @@ export const PEOPLE_ROUTES: ReadonlySet<string> = new Set([
   'DELETE /api/webhooks/:id',
   'GET /api/webhooks/:id/deliveries',
   'POST /api/webhooks/:id/deliveries/:deliveryId/retry',
+  'POST /api/webhooks/:id/test',
 ]);
 
 /** Whether a route's url is one of people and access: every such route must be listed above. */
@@ -282,6 +284,7 @@ export const EXAMPLES: Record<string, (d: Dataset, c: ExampleContext) => Example
   'POST /api/webhooks': () => json({ url: 'https://hooks.example.com/probe', events: ['service.updated'] }),
   'PUT /api/webhooks/:id': () => json({ events: ['service.created'] }),
   'POST /api/webhooks/:id/deliveries/:deliveryId/retry': () => json({}),
+  'POST /api/webhooks/:id/test': () => json({}),
 };
 
 /** Routes that may legitimately write on a refused call: failed sign-ins are audited. */

@@ -64,7 +64,7 @@ export async function seedDataset(db: Executor, tenantId: string, tenantSlug: st
     .returning();
   const [webhook] = await db
     .insert(webhookEndpoints)
-    .values({ tenantId, url: 'https://hooks.example.com/seed', events: ['snapshot.taken'], secret: 'whsec_c2VlZA==' })
+    .values({ tenantId, url: 'https://127.0.0.1/seed', events: ['snapshot.taken'], secret: 'whsec_c2VlZA==' })
     .returning();
   const [delivery] = await db
     .insert(webhookDeliveries)

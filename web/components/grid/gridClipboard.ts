@@ -90,6 +90,10 @@ export function pasteBlock(env: GridEnv, writes: GridWrites, e: ClipboardEvent<H
   void writes
     .write(edits, 'new')
     .then((r) =>
-      say(r.ok ? [G.pasted(edits.length), leftOut].filter(Boolean).join(' ') : G.pasteRefused(messageOf(r.err), conflictingCells(r.err)?.length ?? 0)),
+      say(
+        r.ok
+          ? [G.pasted(targets.length, targets.length - edits.length), leftOut].filter(Boolean).join(' ')
+          : G.pasteRefused(messageOf(r.err), conflictingCells(r.err)?.length ?? 0),
+      ),
     );
 }

@@ -56,8 +56,16 @@ export function finishEditing(env: GridEnv, writes: GridWrites, text: string | n
       if (edits.length) void writes.write(edits, 'new');
     }
   }
+  const col = pos.col + move.cols;
+  // Tab past a row's last quarter goes on to the next aspect's first (Shift+Tab back, to the one
+  // before's last), as in a spreadsheet; at the roadmap's ends it stays.
+  if (move.cols && (col >= store.columns || col < FIRST_QUARTER_COL)) {
+    const row = store.rowFrom(pos.row, move.cols, true);
+    moveTo(env, row === pos.row ? pos : { row, col: move.cols > 0 ? FIRST_QUARTER_COL : store.columns - 1 });
+    return;
+  }
   const row = move.rows ? store.rowFrom(pos.row, move.rows, true) : pos.row;
-  moveTo(env, { row, col: Math.min(store.columns - 1, Math.max(0, pos.col + move.cols)) });
+  moveTo(env, { row, col: Math.min(store.columns - 1, Math.max(0, col)) });
 }
 
 /** The keys that move the active cell (Shift with them selects): true when `e` was one of them. */

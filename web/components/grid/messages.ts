@@ -15,7 +15,8 @@ export const GRID_MESSAGES = {
     `Cannot redo: ${title} in ${bucket}${n > 1 ? ` and ${cells(n - 1)} more` : ''} changed since, by someone else. Nothing was redone; their change stays.`,
   cleared: (n: number) => `Cleared ${cells(n)}.`,
   copied: (n: number) => `Copied ${cells(n)}.`,
-  pasted: (n: number) => `Pasted ${cells(n)}.`,
+  /** `n` cells pasted, of which `unchanged` already held the pasted value. */
+  pasted: (n: number, unchanged = 0) => `Pasted ${cells(n)}${unchanged ? `, ${unchanged} unchanged` : ''}.`,
   pastedNothingNew: 'The pasted values are those already there: nothing changed.',
   pasteRefused: (message: string, conflicts: number) =>
     conflicts

@@ -12,7 +12,15 @@ import { ChangedNotice } from '../../components/ChangedNotice';
 import { CatalogForm, EditActions, useDeleteStep } from './CatalogForm';
 import { useModalAction } from './useModalAction';
 
-const RichTextEditor = lazy(() => import('../../components/RichTextEditor'));
+const loadEditor = () => import('../../components/RichTextEditor');
+const RichTextEditor = lazy(loadEditor);
+
+/** The editor's code is fetched while the catalog is read, so it is there before Tab reaches it. */
+function usePreloadedEditor() {
+  useEffect(() => {
+    void loadEditor();
+  }, []);
+}
 
 const PUBLIC_LABEL = 'Public (visible in public snapshots)';
 
@@ -86,6 +94,7 @@ function CreateAspectForm({ serviceId, categories, initialCategoryId, onClose }:
 }
 
 export function CreateAspectModal(props: CreateProps) {
+  usePreloadedEditor();
   return (
     <CatalogModal opened={props.initialCategoryId !== null} onClose={props.onClose} title="Create Aspect" size="lg">
       <CreateAspectForm {...props} />
@@ -186,6 +195,7 @@ function EditAspectForm({ aspect, latest, categories, onClose }: EditProps) {
 }
 
 export function EditAspectModal({ aspect, ...rest }: Omit<EditProps, 'aspect'> & { aspect: Aspect | null }) {
+  usePreloadedEditor();
   return (
     <CatalogModal opened={aspect !== null} onClose={rest.onClose} title="Edit Aspect" size="lg">
       {aspect ? <EditAspectForm key={aspect.id} aspect={aspect} {...rest} /> : null}

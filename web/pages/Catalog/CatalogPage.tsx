@@ -238,9 +238,14 @@ export function CatalogPage() {
                 </>
               ) : null}
               {canOpenSettings ? (
-                <Button component={Link} to={`/catalog/${service.id}/settings`} variant="default">
-                  Settings
-                </Button>
+                <>
+                  <Button component={Link} to={`/catalog/${service.id}/settings?compare=latest`} variant="default">
+                    Compare with last snapshot
+                  </Button>
+                  <Button component={Link} to={`/catalog/${service.id}/settings`} variant="default">
+                    Settings
+                  </Button>
+                </>
               ) : null}
             </Group>
           ) : quarter ? (

@@ -9,6 +9,8 @@ import { messageOf } from '../../api/client';
 import { useCreateService, type Service } from '../../api/services';
 import { IconUpload } from '../../components/IconUpload';
 import { ServiceSlugInput } from '../../components/ServiceSlugInput';
+import { quarterOptions, TimelineFields } from '../../components/TimelineFields';
+import { defaultTimeline } from '../../../common/quarters';
 import { useSchemaForm } from '../../lib/schemaForm';
 import { DONE, notifySuccess } from '../../lib/notify';
 
@@ -19,7 +21,18 @@ interface Props {
 }
 
 // The request's own fields (the server also takes their camelCase twins), checked by its schema.
-const EMPTY = { name: '', slug: '', description: '', serviceOwner: '', subscriptionModel: '', iconUrl: null as string | null };
+const START = defaultTimeline();
+const EMPTY = {
+  name: '',
+  slug: '',
+  description: '',
+  serviceOwner: '',
+  subscriptionModel: '',
+  iconUrl: null as string | null,
+  // The current quarter and the seven after it, as the server would choose; changed here at will.
+  timeline: { first: START[0]!, last: START.at(-1)! },
+};
+const OPTIONS = quarterOptions(START);
 
 /** The Create Service form: the slug follows the name until it is edited by hand (spec section 4). */
 export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
@@ -49,6 +62,7 @@ export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
         service_owner: values.serviceOwner,
         subscription_model: values.subscriptionModel,
         icon_url: values.iconUrl,
+        timeline: values.timeline,
       });
       // Nothing is left unsaved before the new service opens.
       flushSync(reset);
@@ -99,6 +113,12 @@ export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
           <TextInput label="Service Owner" {...form.getInputProps('serviceOwner')} />
           <Textarea label="Subscription Model" rows={3} {...form.getInputProps('subscriptionModel')} />
           <IconUpload value={form.values.iconUrl} onChange={(icon) => form.setFieldValue('iconUrl', icon)} />
+          <TimelineFields
+            first={form.getInputProps('timeline.first')}
+            last={form.getInputProps('timeline.last')}
+            options={OPTIONS}
+            error={form.errors.timeline ?? form.errors['timeline.first'] ?? form.errors['timeline.last'] ?? null}
+          />
           <Group justify="flex-end" mt="sm">
             <ModalCancelButton />
             <Button type="submit" loading={create.isPending}>

@@ -1,10 +1,8 @@
 import './dashboard.css';
 import { Button, Checkbox, Group, Loader, SegmentedControl, Stack, Text } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { M } from '../../../common/messages';
-import { NOTIFICATION_AUTOCLOSE_MS } from '../../../common/limits';
 import { messageOf } from '../../api/client';
 import { useArchiveService, useHardDeleteService, useServicePages, useUnarchiveService, type Service, type ServiceList } from '../../api/services';
 import { AppLayout } from '../../components/AppLayout';
@@ -15,24 +13,14 @@ import { TenantFooter } from '../../components/TenantFooter';
 import { useSession } from '../../session/SessionProvider';
 import { CreateServiceModal } from './CreateServiceModal';
 import { ImportServiceButton } from './ImportServiceButton';
+import { FirstSteps } from './FirstSteps';
 import { InvitationNotices } from './InvitationNotices';
 import { ServiceCollection } from './ServiceCollection';
 import type { ServiceActions } from './ServiceActionsMenu';
-import { DONE, notifySuccess } from '../../lib/notify';
+import { DONE, notifyError, notifySuccess } from '../../lib/notify';
 import { usePagedRows } from '../../lib/pagedRows';
 
 const servicesOf = (page: ServiceList) => page.services;
-
-/** Dashboard errors appear in a closable notification that closes itself after a while (spec section 8). */
-function notifyError(message: string) {
-  notifications.show({
-    color: 'red',
-    message,
-    autoClose: NOTIFICATION_AUTOCLOSE_MS,
-    withCloseButton: true,
-    closeButtonProps: { 'aria-label': 'Close notification' },
-  });
-}
 
 type Pending = { kind: 'archive' | 'hardDelete'; service: Service } | null;
 
@@ -133,7 +121,11 @@ export function DashboardPage() {
             <Text>Loading services...</Text>
           </Group>
         ) : services.isError ? null : visible.length === 0 ? (
-          <Text c="dimmed">{search ? 'No matching services found.' : 'No services yet.'}</Text>
+          search ? (
+            <Text c="dimmed">{search ? 'No matching services found.' : 'No services yet.'}</Text>
+          ) : (
+            <FirstSteps onCreate={() => setCreating(true)} />
+          )
         ) : (
           <ServiceCollection
             services={visible}

@@ -1,5 +1,6 @@
 import { Badge, Button, Group, Loader, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
 import { htmlToText } from '../../../common/richText';
 import { PUBLISHING_MESSAGES as P } from '../../../common/schemas/publishing';
 import { messageOf } from '../../api/client';
@@ -111,9 +112,20 @@ function ComparisonView({ from, to }: { from: string; to: string }) {
 
 /** Pick two snapshots, or a snapshot and the live catalog, and see what changed between them. */
 export function CompareSnapshots({ snapshots }: { snapshots: SnapshotSummary[] }) {
-  const [from, setFrom] = useState<string | null>(null);
+  // Arriving from the roadmap's "Compare with last snapshot" (?compare=latest): the newest snapshot
+  // against the live catalog, shown at once.
+  const [address, setAddress] = useSearchParams();
+  const fromRoadmap = address.get('compare') === 'latest' ? (snapshots[0]?.id ?? null) : null;
+  const [from, setFrom] = useState<string | null>(fromRoadmap);
   const [to, setTo] = useState<string | null>(CURRENT);
-  const [shown, setShown] = useState<{ from: string; to: string } | null>(null);
+  const [shown, setShown] = useState<{ from: string; to: string } | null>(fromRoadmap ? { from: fromRoadmap, to: CURRENT } : null);
+  const close = () => {
+    setShown(null);
+    if (address.has('compare')) {
+      address.delete('compare');
+      setAddress(address, { replace: true });
+    }
+  };
   const options = snapshots.map((s) => ({ value: s.id, label: `${s.label} (${s.visibility}, ${when(s.created_at)})` }));
   if (!snapshots.length) return null;
   return (
@@ -138,7 +150,7 @@ export function CompareSnapshots({ snapshots }: { snapshots: SnapshotSummary[] }
       <Button variant="default" disabled={!from || !to || from === to} onClick={() => from && to && setShown({ from, to })}>
         Compare
       </Button>
-      <CatalogModal opened={Boolean(shown)} onClose={() => setShown(null)} title="Compare snapshots" size="90%">
+      <CatalogModal opened={Boolean(shown)} onClose={close} title="Compare snapshots" size="90%">
         {shown ? <ComparisonView from={shown.from} to={shown.to} /> : null}
       </CatalogModal>
     </Group>

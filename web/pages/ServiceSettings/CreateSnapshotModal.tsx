@@ -17,15 +17,26 @@ const VISIBILITY = [
 const snapshotFormSchema = createSnapshotSchema.pick({ label: true, visibility: true, note: true });
 const EMPTY = { label: '', visibility: 'internal' as SnapshotVisibility, note: '' };
 
+interface Props {
+  serviceId: string;
+  /** A published service's snapshot is its next public edition: Public is chosen first. */
+  published: boolean;
+  opened: boolean;
+  onClose: () => void;
+}
+
 /** Create Snapshot: label (required), visibility, note (2 rows). */
-export function CreateSnapshotModal({ serviceId, opened, onClose }: { serviceId: string; opened: boolean; onClose: () => void }) {
+export function CreateSnapshotModal({ serviceId, published, opened, onClose }: Props) {
   const create = useCreateSnapshot(serviceId);
   const form = useSchemaForm(snapshotFormSchema, EMPTY);
-  const { reset } = form;
+  const { reset, setInitialValues } = form;
 
   useEffect(() => {
-    if (opened) reset();
-  }, [opened, reset]);
+    if (!opened) return;
+    const start = { ...EMPTY, visibility: (published ? 'public' : 'internal') as SnapshotVisibility };
+    setInitialValues(start);
+    reset();
+  }, [opened, published, reset, setInitialValues]);
 
   const submit = ({ label, visibility, note }: typeof EMPTY) =>
     create.mutate(

@@ -23,14 +23,17 @@ function sendCsv(serviceId: string, file: File, apply: boolean) {
   });
 }
 
+/** count(1, 'aspect', 'aspects'): '1 aspect'; count(2, ...): '2 aspects'. */
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 function PreviewView({ preview }: { preview: CsvPreview }) {
   const cells = preview.cells_changed;
   return (
     <Stack gap="sm" data-testid="csv-preview">
       <Text size="sm">
-        {cells.length} {cells.length === 1 ? 'cell' : 'cells'} to change, {preview.categories_added.length} categories and {preview.aspects_added.length}{' '}
-        aspects to add, {preview.aspects_changed.length} aspects to update, {preview.rows_unchanged} rows unchanged, {preview.rows_in_error.length} rows in
-        error.
+        {count(cells.length, 'cell', 'cells')} to change, {count(preview.categories_added.length, 'category', 'categories')} and{' '}
+        {count(preview.aspects_added.length, 'aspect', 'aspects')} to add, {count(preview.aspects_changed.length, 'aspect', 'aspects')} to update,{' '}
+        {count(preview.rows_unchanged, 'row', 'rows')} unchanged, {count(preview.rows_in_error.length, 'row', 'rows')} in error.
       </Text>
       {preview.rows_in_error.length ? (
         <Alert color="red" variant="light" c="red.9" title="Rows in error (nothing can be applied until they are fixed)">
@@ -59,7 +62,16 @@ function PreviewView({ preview }: { preview: CsvPreview }) {
         <Text size="sm">Aspects to add: {preview.aspects_added.map((a) => `${a.aspect} (${a.category}, ${a.public ? 'public' : 'private'})`).join(', ')}</Text>
       ) : null}
       {preview.aspects_changed.length ? (
-        <Text size="sm">Aspects to update: {preview.aspects_changed.map((a) => `${a.aspect} (${a.changes.join(', ')})`).join('; ')}</Text>
+        <Stack gap={2}>
+          <Text size="sm">Aspects to update: {preview.aspects_changed.map((a) => `${a.aspect} (${a.changes.join(', ')})`).join('; ')}</Text>
+          {preview.aspects_changed.map((a) =>
+            a.description ? (
+              <Text size="sm" key={`${a.category}/${a.aspect}`} data-testid="csv-description-change">
+                {a.aspect}, description: “{a.description.old || '-'}” → “{a.description.new || '-'}”
+              </Text>
+            ) : null,
+          )}
+        </Stack>
       ) : null}
       {cells.length ? (
         <Table.ScrollContainer minWidth={320} mah={320}>

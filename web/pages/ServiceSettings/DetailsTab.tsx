@@ -1,25 +1,16 @@
-import { Button, Group, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Button, Group, Stack, Text, TextInput, Textarea } from '@mantine/core';
 import { useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import { M } from '../../../common/messages';
 import { htmlToText } from '../../../common/richText';
-import { MAX_TIMELINE_QUARTERS } from '../../../common/limits';
-import { addQuarters, compareQuarters, quarterOf, quarterRange } from '../../../common/quarters';
 import { updateServiceSchema } from '../../../common/schemas/services';
 import { messageOf } from '../../api/client';
 import type { Service } from '../../api/services';
 import { useUpdateServiceDetails } from '../../api/settings';
 import { ChangedNotice } from '../../components/ChangedNotice';
 import { IconUpload } from '../../components/IconUpload';
+import { quarterOptions, TimelineFields } from '../../components/TimelineFields';
 import { useSchemaForm } from '../../lib/schemaForm';
 import { useUnsavedChanges } from '../../lib/unsavedChanges';
-
-/** Quarters offered for the timeline: around the current timeline and today, far enough for 40 quarters. */
-function quarterOptions(timeline: string[]): string[] {
-  const now = quarterOf(new Date());
-  const first = timeline[0] && compareQuarters(timeline[0], now) < 0 ? timeline[0] : now;
-  const last = timeline.at(-1) && compareQuarters(timeline.at(-1)!, now) > 0 ? timeline.at(-1)! : now;
-  return quarterRange(addQuarters(first, -8), addQuarters(last, MAX_TIMELINE_QUARTERS));
-}
 
 type Details = {
   name: string;
@@ -166,35 +157,13 @@ export function DetailsTab({ service, readOnly }: { service: Service; readOnly: 
         <TextInput label="Service Owner" {...form.getInputProps('serviceOwner')} disabled={readOnly} />
         <Textarea label="Subscription Model" rows={3} {...form.getInputProps('subscriptionModel')} disabled={readOnly} />
         <IconUpload value={form.values.iconUrl} onChange={(icon) => form.setFieldValue('iconUrl', icon)} disabled={readOnly} />
-        <Group grow align="flex-start">
-          <Select
-            label="Timeline first quarter"
-            data={options}
-            {...form.getInputProps('timeline.first')}
-            error={Boolean(timelineError)}
-            allowDeselect={false}
-            disabled={readOnly}
-            searchable
-          />
-          <Select
-            label="Timeline last quarter"
-            data={options}
-            {...form.getInputProps('timeline.last')}
-            error={Boolean(timelineError)}
-            allowDeselect={false}
-            disabled={readOnly}
-            searchable
-          />
-        </Group>
-        {timelineError ? (
-          <Text c="red.9" size="sm" role="alert">
-            {timelineError}
-          </Text>
-        ) : (
-          <Text size="xs" c="dimmed">
-            At most {MAX_TIMELINE_QUARTERS} quarters. Availability outside the timeline is kept and reappears when the timeline covers it again.
-          </Text>
-        )}
+        <TimelineFields
+          first={form.getInputProps('timeline.first')}
+          last={form.getInputProps('timeline.last')}
+          options={options}
+          error={timelineError}
+          disabled={readOnly}
+        />
         {!readOnly ? (
           <Group>
             <Button type="submit" loading={update.isPending}>

@@ -1,8 +1,9 @@
-import { Anchor, Button, CopyButton, Group, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
-import { useState } from 'react';
+import { Alert, Anchor, Button, CopyButton, Group, Paper, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { useState, type CSSProperties } from 'react';
 import { PUBLISHING_MESSAGES as P } from '../../../common/schemas/publishing';
 import { messageOf } from '../../api/client';
 import { publicAddress, useSetPublished } from '../../api/publishing';
+import { useHasPublicEdition } from '../../api/settings';
 import type { Service } from '../../api/services';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { notifySuccess } from '../../lib/notify';
@@ -85,5 +86,31 @@ export function PublishingPanel({ service, tenantSlug }: { service: Service; ten
         onClose={() => setConfirming(false)}
       />
     </Paper>
+  );
+}
+
+/**
+ * A published service without a public snapshot: its address answers the one "Page not found" of
+ * every unknown address (decision 0120), so its editors are told here, with the way out.
+ */
+export function NoPublicEditionHint({ service, onCreateSnapshot }: { service: Service; onCreateSnapshot: () => void }) {
+  const hasEdition = useHasPublicEdition(service.id);
+  if (!service.published || hasEdition !== false) return null;
+  return (
+    <Alert
+      color="yellow"
+      title="No public edition yet"
+      data-testid="no-public-edition"
+      style={{ '--alert-color': 'var(--mantine-color-dark-7)' } as CSSProperties}
+    >
+      <Stack gap="xs" align="flex-start">
+        <Text size="sm">
+          This service is published, but its public page shows the latest public snapshot and there is none: its address answers “Page not found”.
+        </Text>
+        <Button size="xs" onClick={onCreateSnapshot}>
+          Create public snapshot
+        </Button>
+      </Stack>
+    </Alert>
   );
 }

@@ -24,7 +24,7 @@ import { CreateSnapshotModal } from './CreateSnapshotModal';
 import { CsvImportModal } from './CsvImportModal';
 import { DetailsTab } from './DetailsTab';
 import { MoveServiceModal } from './MoveServiceModal';
-import { PublishingPanel } from './PublishingPanel';
+import { NoPublicEditionHint, PublishingPanel } from './PublishingPanel';
 import { SnapshotList } from './SnapshotList';
 import { TagEditor, type TagEditorProps } from './TagEditor';
 import { UserAssignmentsTab } from './UserAssignmentsTab';
@@ -184,6 +184,7 @@ export default function ServiceSettingsPage() {
             </Button>
           </Group>
         </Group>
+        <NoPublicEditionHint service={service} onCreateSnapshot={() => setSnapshotOpen(true)} />
 
         <Tabs value={tab} onChange={(v) => setTab(tabOf(v))} keepMounted={false}>
           <Tabs.List aria-label="Settings">
@@ -230,7 +231,7 @@ export default function ServiceSettingsPage() {
         <SnapshotList serviceId={service.id} />
       </Stack>
 
-      <CreateSnapshotModal serviceId={service.id} opened={snapshotOpen} onClose={() => setSnapshotOpen(false)} />
+      <CreateSnapshotModal serviceId={service.id} published={service.published} opened={snapshotOpen} onClose={() => setSnapshotOpen(false)} />
       <CsvImportModal serviceId={service.id} opened={csvOpen} onClose={() => setCsvOpen(false)} />
       {permissions.canMove ? (
         <MoveServiceModal

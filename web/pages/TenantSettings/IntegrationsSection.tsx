@@ -1,3 +1,4 @@
+import { SendTestEventButton } from './SendTestEventButton';
 import { Alert, Button, Checkbox, Group, MultiSelect, NativeSelect, Paper, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
 import { memo, useState } from 'react';
 import { z } from 'zod';
@@ -280,6 +281,7 @@ function WebhooksPanel() {
                       <Button size="xs" variant="default" onClick={() => setLogOf(h)} aria-label={`Delivery log of ${h.url}`}>
                         Delivery log
                       </Button>
+                      <SendTestEventButton webhookId={h.id} url={h.url} />
                       {h.enabled ? null : (
                         <Button
                           size="xs"
