@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../db';
+import { adminQuery, databaseUrl } from './templates';
 
 /** The migrated databases a Vitest run copies (server/test/globalSetup.ts). */
 export interface DatabaseTemplates {
@@ -33,12 +33,11 @@ export async function openTestDatabase(
   // The run's template lives on TEST_DATABASE_URL's server; another server's database is migrated.
   const template = templates?.postgres && sameServer(base, process.env.TEST_DATABASE_URL) ? ` template ${templates.postgres}` : '';
   await adminQuery(base, `create database ${name}${template}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: 5 });
+  const url = databaseUrl(base, name);
+  const database = await openDatabase({ url, poolSize: 5 });
   return {
     database,
-    url: url.toString(),
+    url,
     dispose: async () => {
       await database.close();
       await adminQuery(base, `drop database if exists ${name} with (force)`);
@@ -47,13 +46,3 @@ export async function openTestDatabase(
 }
 
 const sameServer = (a: string, b: string | undefined) => b !== undefined && new URL(a).host === new URL(b).host;
-
-export async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}

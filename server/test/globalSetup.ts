@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { embeddedTemplate, openDatabase } from '../db';
-import { adminQuery, type DatabaseTemplates } from './db';
+import { embeddedTemplate } from '../db';
+import type { DatabaseTemplates } from './db';
+import { adminQuery, migratePostgresTemplate } from './templates';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -36,13 +37,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw err;
   }
   return cleanup;
-}
-
-async function migratePostgresTemplate(base: string, name: string): Promise<void> {
-  await adminQuery(base, `create database ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), poolSize: 1 });
-  await database.close();
-  await adminQuery(base, `alter database ${name} with allow_connections false`);
 }
