@@ -1,18 +1,24 @@
 /**
- * How long a test file waits for its database (server/test/db.ts): a fresh database migrated from
+ * How long a test file waits for its database (server/test/db.ts): a database migrated from
  * nothing against a copy of the run's migrated template, on the embedded database and, with
  * TEST_DATABASE_URL, on PostgreSQL. Rounds alternate the two ways, so a busy machine slows both
- * alike; prints each way's median and their ratio.
- * Usage: tsx bench/testDatabases.ts [rounds]
+ * alike; the ratio of their medians is the figure to compare.
  */
 import { randomBytes } from 'node:crypto';
 import { embeddedTemplate, openDatabase } from '../server/db';
 import { adminQuery, databaseUrl, migratePostgresTemplate } from '../server/test/templates';
 
-const rounds = Number(process.argv[2] ?? 3);
-const base = process.env.TEST_DATABASE_URL || null;
+export interface TestDatabaseRow {
+  database: string;
+  /** Making the template once per run. */
+  templateMs: number;
+  /** Medians of the rounds: a new database migrated from nothing, and one copied from the template. */
+  migratedMs: number;
+  copiedMs: number;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 async function timed(open: () => Promise<() => Promise<void>>): Promise<number> {
   const started = performance.now();
   const close = await open();
@@ -21,22 +27,30 @@ async function timed(open: () => Promise<() => Promise<void>>): Promise<number> 
   return ms;
 }
 
-function report(label: string, fresh: number[], copied: number[]) {
-  const [f, c] = [median(fresh), median(copied)];
-  console.log(`${label}: migrated per open ${Math.round(f)} ms, from the template ${Math.round(c)} ms (medians of ${rounds}; ${(f / c).toFixed(1)}x)`);
+async function alternate(runs: number, migrated: () => Promise<() => Promise<void>>, copied: () => Promise<() => Promise<void>>) {
+  const times = { migrated: [] as number[], copied: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    times.migrated.push(await timed(migrated));
+    times.copied.push(await timed(copied));
+  }
+  return { migratedMs: median(times.migrated), copiedMs: median(times.copied) };
 }
 
-let started = performance.now();
-const dump = await embeddedTemplate();
-console.log(`embedded template made in ${Math.round(performance.now() - started)} ms (${Math.round(dump.length / 1e6)} MB)`);
-const embedded = { fresh: [] as number[], copied: [] as number[] };
-for (let i = 0; i < rounds; i++) {
-  embedded.fresh.push(await timed(async () => (await openDatabase({})).close));
-  embedded.copied.push(await timed(async () => (await openDatabase({ from: dump })).close));
-}
-report('embedded', embedded.fresh, embedded.copied);
-
-if (base) {
+export async function measureTestDatabases(runs: number, base = process.env.TEST_DATABASE_URL || null): Promise<TestDatabaseRow[]> {
+  const rows: TestDatabaseRow[] = [];
+  let started = performance.now();
+  const dump = await embeddedTemplate();
+  const embeddedTemplateMs = performance.now() - started;
+  rows.push({
+    database: 'Embedded (PGlite in a worker thread)',
+    templateMs: embeddedTemplateMs,
+    ...(await alternate(
+      runs,
+      async () => (await openDatabase({})).close,
+      async () => (await openDatabase({ from: dump })).close,
+    )),
+  });
+  if (!base) return rows;
   const openNew = (template?: string) => async () => {
     const name = `catalog_bench_${randomBytes(6).toString('hex')}`;
     await adminQuery(base, `create database ${name}${template ? ` template ${template}` : ''}`);
@@ -49,15 +63,11 @@ if (base) {
   const template = `catalog_template_${randomBytes(6).toString('hex')}`;
   started = performance.now();
   await migratePostgresTemplate(base, template);
-  console.log(`PostgreSQL template made in ${Math.round(performance.now() - started)} ms`);
-  const pgs = { fresh: [] as number[], copied: [] as number[] };
+  const templateMs = performance.now() - started;
   try {
-    for (let i = 0; i < rounds; i++) {
-      pgs.fresh.push(await timed(openNew()));
-      pgs.copied.push(await timed(openNew(template)));
-    }
+    rows.push({ database: 'PostgreSQL', templateMs, ...(await alternate(runs, openNew(), openNew(template))) });
   } finally {
     await adminQuery(base, `drop database if exists ${template} with (force)`);
   }
-  report('PostgreSQL', pgs.fresh, pgs.copied);
+  return rows;
 }
