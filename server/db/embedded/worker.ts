@@ -27,7 +27,7 @@ async function main() {
   const startParams = [...PGlite.defaultStartParams, ...settingsParams(EMBEDDED_SETTINGS)];
   // pg_trgm: the trigram indexes the list searches use (migration 0017).
   const extensions = { pg_trgm };
-  const loadDataDir = load ? new Blob([load]) : undefined;
+  const loadDataDir = load ? new Blob([load as Uint8Array<ArrayBuffer>]) : undefined;
   const db = await PGlite.create(dataDir ? { dataDir, startParams, extensions } : { startParams, extensions, loadDataDir });
   const scheduler = new Scheduler(db);
 
