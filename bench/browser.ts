@@ -36,7 +36,7 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--dis
 const VIEWPORT = { width: 1280, height: 860 };
 /** Pixels scrolled per frame: a fast flick (about 6,000 pixels a second). */
 const SCROLL_STEP_PX = 100;
-/** The issue's budget for the JavaScript of the login page (also enforced by bench/bundle.test.ts). */
+/** The issue's budget for the JavaScript of the login page (also enforced by bench/bundle.slow.test.ts). */
 const LOGIN_JS_BUDGET_KB = 250;
 
 export interface BrowserOptions {
@@ -356,7 +356,7 @@ function browserNotes(runs: Run[], cases: { term: string; titles: string[] }[], 
     `Scroll, of the table's own panel from its top to its end: ${med(runs, (r) => r.scroll.frames.length).toFixed(0)} frames over ${(med(runs, (r) => r.scroll.distance) / 1000).toFixed(1)} thousand pixels, ${SCROLL_STEP_PX} px per frame, ` +
       `one frame being the time between two requestAnimationFrame callbacks; long animation frames over 50 ms (Chromium's own count): ${med(runs, (r) => r.scroll.longAnimationFrames).toFixed(0)}. ` +
       `The static page (a plain table of as many rows, as tall, no script, in a scrolling panel like the table's) scrolled the same way in the same browser shows what the machine itself allows.`,
-    `Login page: ${login.files} JavaScript files as the browser requests them, sizes gzipped at the default level (bench/bundle.test.ts checks the same budget on the build).`,
+    `Login page: ${login.files} JavaScript files as the browser requests them, sizes gzipped at the default level (bench/bundle.slow.test.ts checks the same budget on the build).`,
   ];
 }
 

@@ -13,7 +13,7 @@ export function renderReport(r: BenchResults): string {
     '# Performance',
     '',
     'Written by `npm run bench` (bench/run.ts) from the results in docs/performance.json; run it again',
-    'to refresh every figure, or `BENCH_STEPS=api,memory,browser,pglite,lists,grid` (any of the steps) to refresh some',
+    'to refresh every figure, or `BENCH_STEPS=api,memory,browser,pglite,lists,grid,testdb` (any of the steps) to refresh some',
     'sections and keep the others. Each section says when and where it was measured. The machine is',
     'shared: the load average at the start of each section says how busy it was, and figures measured',
     'on a busy machine are worse than on an idle one, most of all the browser frame times.',
@@ -221,5 +221,24 @@ export function renderReport(r: BenchResults): string {
     );
   }
   if (r.grid) lines.push(...gridSection(r.grid));
+  if (r.testdb) {
+    lines.push(
+      '## Opening a test database',
+      '',
+      'Each test file opens a database of its own (server/test/db.ts). It was migrated from nothing for every file; it is now a copy',
+      "of one database migrated once per test run: a dump of the embedded database's data directory that PGlite loads, or on",
+      'PostgreSQL `CREATE DATABASE ... TEMPLATE`. bench/testDatabases.ts opens and closes both kinds in alternate rounds, so a busy',
+      'machine slows both alike; the ratio, measured in the same run, is the figure to compare. Milliseconds.',
+      '',
+      measured(r.testdb.machine, `; medians of ${r.testdb.machine.runs} rounds`),
+      '',
+      '| database | template, once per run | migrated per file | copied from the template | ratio |',
+      '|---|---:|---:|---:|---:|',
+      ...r.testdb.rows.map(
+        (x) => `| ${x.database} | ${num(x.templateMs)} | ${num(x.migratedMs)} | ${num(x.copiedMs)} | ${(x.migratedMs / x.copiedMs).toFixed(1)}x |`,
+      ),
+      '',
+    );
+  }
   return lines.join('\n');
 }

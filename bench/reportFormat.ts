@@ -8,6 +8,7 @@ import type { PublishingFigures } from './publishing';
 import type { Figure } from './measure';
 import type { MemoryRow } from './pgliteMemory';
 import type { StreamFigure } from './stream';
+import type { TestDatabaseRow } from './testDatabases';
 import type { WebhookFigure } from './webhooks';
 
 export interface Machine {
@@ -47,6 +48,8 @@ export interface BenchResults {
   webhooks?: { machine: Machine; results: { database: string; figures: WebhookFigure[]; notes: string[] }[] };
   /** The roadmap grid: keyboard moves and a whole-roadmap paste in Chromium, the batch write and imports on the server (bench/grid.ts). */
   grid?: { machine: Machine; figures: GridFigure[]; notes: string[] };
+  /** Opening a test file's database (bench/testDatabases.ts). */
+  testdb?: { machine: Machine; rows: TestDatabaseRow[] };
 }
 
 export const num = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1));

@@ -26,6 +26,8 @@
  *   database and on PostgreSQL (BENCH_GRID_DATABASE_URL, else DATABASE_URL, else
  *   postgres://postgres@127.0.0.1:5432), and the 10,000-aspect import against the commit whose
  *   import the issue measured (bench/importAgainst.ts); it uses BENCH_PORT and the next three ports.
+ * - testdb: opening a test file's database, migrated from nothing against copied from the run's
+ *   template, on the embedded database and, with TEST_DATABASE_URL, on PostgreSQL (bench/testDatabases.ts).
  *
  * BENCH_SCALE=small (quick proof that everything works) or full (default); BENCH_RUNS (runs per
  * figure, median taken; default 3, at least 5 for the browser); BENCH_SECONDS (seconds per wrk
@@ -50,9 +52,10 @@ import { renderReport, type BenchResults, type DatabaseFigures, type Machine } f
 import { measureStream, streamOptionsFromEnv } from './stream';
 import { measurePublishing } from './publishing';
 import { measureWebhooks, webhookOptionsFromEnv } from './webhooks';
+import { measureTestDatabases } from './testDatabases';
 
 const log = (line: string) => console.log(`[bench] ${line}`);
-const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing', 'webhooks', 'grid'] as const;
+const STEPS = ['api', 'memory', 'browser', 'pglite', 'lists', 'stream', 'publishing', 'webhooks', 'grid', 'testdb'] as const;
 const EMBEDDED = 'Embedded (PGlite in a worker thread)';
 const RESULTS = fileURLToPath(new URL('../docs/performance.json', import.meta.url));
 const REPORT = fileURLToPath(new URL('../docs/performance.md', import.meta.url));
@@ -175,6 +178,11 @@ async function main() {
     log(`grid: the 600 x 12 roadmap${options.before ? `, next to ${options.before}` : ''}`);
     const machine = machineNow(scaleName, runs, 0);
     save('grid', { machine, ...(await measureGrid(options)) });
+  }
+  if (steps.includes('testdb')) {
+    log('testdb: opening a test database, migrated against copied from the template');
+    const machine = machineNow(scaleName, runs, 0);
+    save('testdb', { machine, rows: await measureTestDatabases(runs) });
   }
   log(`wrote ${REPORT}`);
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, copyFileSync } from 'node:fs';
 import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
-import { adminApi, openCatalog, row, rowTitles, seedService, unique } from './catalogHelpers';
+import { adminApi, moveDownByKeyboard, openCatalog, row, rowTitles, seedService, unique } from './catalogHelpers';
 
 test.describe('Catalog', () => {
   // Whole journeys on a shared, busy machine: more room than a single check needs.
@@ -139,12 +139,7 @@ test.describe('Catalog', () => {
     await expect.poll(() => rowTitles(page)).toEqual(['Charlie', 'Alpha', 'Bravo']);
 
     // Move Charlie down one place with the keyboard: Space picks up, arrow moves, Space drops.
-    await page.getByRole('button', { name: 'Reorder Charlie' }).focus();
-    await page.keyboard.press('Space');
-    await page.waitForTimeout(200);
-    await page.keyboard.press('ArrowDown');
-    await page.waitForTimeout(200);
-    await page.keyboard.press('Space');
+    await moveDownByKeyboard(page, 'Charlie', { position: 2, of: 3 });
     await expect.poll(() => rowTitles(page)).toEqual(['Alpha', 'Charlie', 'Bravo']);
 
     await page.reload();

@@ -170,3 +170,18 @@ export function quarterView(page: Page) {
     };
   });
 }
+
+/**
+ * Moves the row `title` one place down with the keyboard: Space picks it up, the arrow moves it,
+ * Space drops it. Each key waits until the page took the one before: the handle shows it is picked
+ * up, then the announcement names the position it is over (`position` of `of` in its category).
+ */
+export async function moveDownByKeyboard(page: Page, title: string, over: { position: number; of: number }) {
+  const handle = page.getByRole('button', { name: `Reorder ${title}` });
+  await handle.focus();
+  await page.keyboard.press('Space');
+  await expect(handle).toHaveAttribute('aria-pressed', 'true');
+  await page.keyboard.press('ArrowDown');
+  await expect(page.locator('[id^="DndLiveRegion"]').filter({ hasText: `${title} is over position ${over.position} of ${over.of}.` })).toHaveCount(1);
+  await page.keyboard.press('Space');
+}

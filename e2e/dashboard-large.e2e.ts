@@ -75,7 +75,8 @@ const shortestKeyToCardRender = (page: Page, delayMs: number) =>
 async function scrollUntil(page: Page, target: ReturnType<Page['getByRole']>) {
   for (let i = 0; i < 60 && (await target.count()) === 0; i++) {
     await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
-    await page.waitForTimeout(150);
+    // The next page's cards come in; the target may be among them (at most a short wait per scroll).
+    await target.waitFor({ state: 'attached', timeout: 150 }).catch(() => {});
   }
   await target.scrollIntoViewIfNeeded();
   await expect(target).toBeInViewport();

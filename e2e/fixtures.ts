@@ -92,7 +92,8 @@ export async function scrollPanelUntil(page: Page, panel: Locator, row: Locator)
     });
   for (let i = 0; i < 40 && (await row.count()) === 0; i++) {
     await toEnd();
-    await page.waitForTimeout(150);
+    // The next page's rows come in; the row may be among them (at most a short wait per scroll).
+    await row.waitFor({ state: 'attached', timeout: 150 }).catch(() => {});
   }
   // The page that brought the row in made the panel taller: its end is further down now.
   await expect(async () => {

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { ADMIN, apiAs, expect, expectAccessible, test } from './fixtures';
-import { openCatalog, rowOffsets, rowTitles, scrollThrough, settledView, unique } from './catalogHelpers';
+import { moveDownByKeyboard, openCatalog, rowOffsets, rowTitles, scrollThrough, settledView, unique } from './catalogHelpers';
 
 /**
  * A long roadmap has only the rows near the viewport in the page (the others are empty gaps as tall
@@ -126,12 +126,7 @@ test.describe('A long roadmap', () => {
     // A row scrolled to, far down the table, moves with the keyboard like any other: Space picks
     // it up, the arrow moves it, Space drops it (within its category of 30).
     const pick = middle % 30 === 29 ? middle + 1 : middle;
-    await page.getByRole('button', { name: `Reorder ${titles[pick]}` }).focus();
-    await page.keyboard.press('Space');
-    await page.waitForTimeout(200);
-    await page.keyboard.press('ArrowDown');
-    await page.waitForTimeout(200);
-    await page.keyboard.press('Space');
+    await moveDownByKeyboard(page, titles[pick]!, { position: (pick % 30) + 2, of: 30 });
     await expect
       .poll(async () => (await rowsInView(page)).filter((t) => t === titles[pick] || t === titles[pick + 1]))
       .toEqual([titles[pick + 1], titles[pick]]);

@@ -86,6 +86,8 @@ export interface OpenOptions {
   dataDir?: string;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /** In-memory embedded database only: start as a copy of this dump (embeddedTemplate). */
+  from?: Uint8Array;
 }
 
 /**
@@ -93,7 +95,23 @@ export interface OpenOptions {
  * Drizzle handle whose every query runs as the application role under row-level security.
  */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.url ? await openPostgres(options.url, options.poolSize ?? 10) : await openPglite(options.dataDir);
+  return options.url ? await openPostgres(options.url, options.poolSize ?? 10) : await openPglite(options.dataDir, options.from);
+}
+
+/**
+ * A dump of a freshly migrated in-memory embedded database: opening with it as `from` gives the
+ * same database as migrating an empty one, without replaying every migration (the tests' template).
+ */
+export async function embeddedTemplate(): Promise<Uint8Array> {
+  const { startEmbedded } = await import('./embedded/host');
+  const embedded = await startEmbedded();
+  try {
+    const database = await openPostgres(embeddedTarget(embedded), 1, 'pglite');
+    await database.close();
+    return await embedded.dump();
+  } finally {
+    await embedded.stop();
+  }
 }
 
 /**
@@ -101,7 +119,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
  * Unix socket with node-postgres: one driver for both databases, and the event loop never waits
  * on a query. PGlite serves one session, so the pool holds one connection.
  */
-async function openPglite(dataDir?: string): Promise<Database> {
+async function openPglite(dataDir?: string, from?: Uint8Array): Promise<Database> {
   const { startEmbedded } = await import('./embedded/host');
   let unlock = () => {};
   let pgDir: string | undefined;
@@ -111,10 +129,10 @@ async function openPglite(dataDir?: string): Promise<Database> {
     pgDir = join(dataDir, 'pglite');
   }
   try {
-    const embedded = await startEmbedded(pgDir);
+    const embedded = await startEmbedded(pgDir, from);
     let database: Database;
     try {
-      database = await openPostgres({ host: embedded.socketDir, port: embedded.port, user: 'postgres', database: 'postgres' }, 1, 'pglite');
+      database = await openPostgres(embeddedTarget(embedded), 1, 'pglite');
     } catch (err) {
       await embedded.stop();
       throw err;
@@ -137,6 +155,13 @@ async function openPglite(dataDir?: string): Promise<Database> {
 }
 
 type Target = string | { host: string; port: number; user: string; database: string };
+
+const embeddedTarget = (embedded: { socketDir: string; port: number }): Target => ({
+  host: embedded.socketDir,
+  port: embedded.port,
+  user: 'postgres',
+  database: 'postgres',
+});
 
 async function openPostgres(target: Target, poolSize: number, kind: Database['kind'] = 'postgres'): Promise<Database> {
   const pg = await import('pg');

@@ -7,16 +7,21 @@ export interface EmbeddedServer {
   /** Folder holding the Unix socket; node-postgres takes it as `host`. */
   socketDir: string;
   port: number;
+  /** The whole data directory as an uncompressed tar, to start another embedded database from. */
+  dump(): Promise<Uint8Array>;
   stop(): Promise<void>;
 }
 
 const SOCKET_PORT = 5432;
 
-/** Starts PGlite in a worker thread, listening on a private Unix socket (mode 700 folder). */
-export async function startEmbedded(dataDir?: string): Promise<EmbeddedServer> {
+/**
+ * Starts PGlite in a worker thread, listening on a private Unix socket (mode 700 folder). `load`,
+ * a dump of another embedded database (`dump()`), gives an in-memory database starting as a copy.
+ */
+export async function startEmbedded(dataDir?: string, load?: Uint8Array): Promise<EmbeddedServer> {
   const socketDir = mkdtempSync(join(tmpdir(), 'catalog-pg-'));
   const socketPath = join(socketDir, `.s.PGSQL.${SOCKET_PORT}`);
-  const worker = new Worker(new URL('./workerEntry.mjs', import.meta.url), { workerData: { dataDir, socketPath } });
+  const worker = new Worker(new URL('./workerEntry.mjs', import.meta.url), { workerData: { dataDir, socketPath, load } });
   const cleanup = () => rmSync(socketDir, { recursive: true, force: true });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -40,6 +45,17 @@ export async function startEmbedded(dataDir?: string): Promise<EmbeddedServer> {
   return {
     socketDir,
     port: SOCKET_PORT,
+    dump: () =>
+      new Promise<Uint8Array>((resolve, reject) => {
+        const onMessage = (msg: { type: string; data?: Uint8Array; message?: string }) => {
+          if (msg.type !== 'dump') return;
+          worker.off('message', onMessage);
+          if (msg.data) resolve(msg.data);
+          else reject(new Error(`The embedded database could not be dumped: ${msg.message}`));
+        };
+        worker.on('message', onMessage);
+        worker.postMessage({ type: 'dump' });
+      }),
     stop: () =>
       (stopping ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 10_000);

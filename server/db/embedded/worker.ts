@@ -12,20 +12,23 @@ import { EMBEDDED_SETTINGS, settingsParams } from './settings';
 interface StartData {
   dataDir?: string;
   socketPath: string;
+  /** A data directory dump (PGlite's dumpDataDir) to start from. */
+  load?: Uint8Array;
 }
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
 const PROTOCOL_3 = 196608;
 
-const { dataDir, socketPath } = workerData as StartData;
+const { dataDir, socketPath, load } = workerData as StartData;
 const port = parentPort!;
 
 async function main() {
   const startParams = [...PGlite.defaultStartParams, ...settingsParams(EMBEDDED_SETTINGS)];
   // pg_trgm: the trigram indexes the list searches use (migration 0017).
   const extensions = { pg_trgm };
-  const db = await PGlite.create(dataDir ? { dataDir, startParams, extensions } : { startParams, extensions });
+  const loadDataDir = load ? new Blob([load as Uint8Array<ArrayBuffer>]) : undefined;
+  const db = await PGlite.create(dataDir ? { dataDir, startParams, extensions } : { startParams, extensions, loadDataDir });
   const scheduler = new Scheduler(db);
 
   const server = createServer((socket) => {
@@ -73,6 +76,16 @@ async function main() {
   port.postMessage({ type: 'ready' });
 
   port.on('message', async (msg: { type: string }) => {
+    if (msg.type === 'dump') {
+      try {
+        await scheduler.idle();
+        const data = new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
+        port.postMessage({ type: 'dump', data }, [data.buffer]);
+      } catch (err) {
+        port.postMessage({ type: 'dump', message: err instanceof Error ? err.message : String(err) });
+      }
+      return;
+    }
     if (msg.type !== 'stop') return;
     scheduler.destroyAll();
     server.close();

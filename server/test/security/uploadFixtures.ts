@@ -223,3 +223,18 @@ export async function catalogState(db: Executor): Promise<State> {
 export const deltas = (before: State, after: State) =>
   Object.fromEntries(CATALOG_TABLES.map((table) => [table, after[table].n - before[table].n])) as Record<Table, number>;
 export const noDeltas = () => Object.fromEntries(CATALOG_TABLES.map((table) => [table, 0])) as Record<Table, number>;
+
+/** The rows an import of a document with these aspects and availabilities adds. */
+export function importDeltas(aspects: number, availabilities: number) {
+  return {
+    ...noDeltas(),
+    services: 1,
+    categories: 1,
+    aspects,
+    availabilities,
+    availability_history: availabilities,
+    actor_roles: 1,
+    quick_templates: 1,
+    audit_log: 1,
+  };
+}

@@ -17,7 +17,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, ApiClient, createPostgresDatabase, freePor
  * checked once more on three processes that count in Redis (REDIS_URL).
  *
  * PostgreSQL only: the embedded database serves one process by design (its data-directory lock,
- * checked by server/main.test.ts), so there is nothing to run several of on it.
+ * checked by server/main.slow.test.ts), so there is nothing to run several of on it.
  */
 const PROCESSES = 3;
 const ROUNDS = Number(process.env.MULTI_PROCESS_ROUNDS ?? 3);
