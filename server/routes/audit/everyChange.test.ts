@@ -5,6 +5,9 @@ import { assignServiceRole, createAspect, createCategory, createService, createU
 import { writeAudit } from '../../commands/audit';
 import { auditLog, availabilityHistory, users } from '../../db/schema';
 
+/** The quarters the cells below are written in: every service of this file plans them. */
+const QUARTERS = ['2030-Q1', '2030-Q2', '2030-Q3', '2030-Q4', '2031-Q1', '2031-Q2', '2031-Q3', '2031-Q4'];
+
 let t: TestApp;
 let w: World;
 
@@ -40,7 +43,7 @@ const write = async (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, 
 
 describe('every write to the catalog is on the record', () => {
   it('categories, aspects, actor roles, quick templates, snapshots and the service itself, each naming who did it', async () => {
-    const service = await createService(t.db, w.tenant.id);
+    const service = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     await assignServiceRole(t.db, w.tenant.id, service.id, w.users.editor.id, 'admin');
     const { category } = await write('POST', '/categories', { serviceId: service.id, name: 'Security' });
     await write('PUT', `/categories/${category.id}`, { name: 'Safety' });
@@ -87,7 +90,7 @@ describe('every write to the catalog is on the record', () => {
   });
 
   it('a single cell write has its entry, with the text before and after, and the request its history row carries', async () => {
-    const service = await createService(t.db, w.tenant.id);
+    const service = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     const category = await createCategory(t.db, w.tenant.id, service.id);
     const aspect = (await createAspect(t.db, w.tenant.id, service.id, category.id, { title: 'Support' }))!;
     await write('POST', '/availabilities', { aspectId: aspect.id, timeBucket: '2030-Q1', value: 'Beta' });
@@ -106,7 +109,7 @@ describe('every write to the catalog is on the record', () => {
   });
 
   it('single cell writes sent together in one statement each keep their own entry and request', async () => {
-    const service = await createService(t.db, w.tenant.id);
+    const service = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     const category = await createCategory(t.db, w.tenant.id, service.id);
     const aspect = (await createAspect(t.db, w.tenant.id, service.id, category.id))!;
     const quarters = ['2030-Q1', '2030-Q2', '2030-Q3', '2030-Q4', '2031-Q1', '2031-Q2'];
@@ -122,7 +125,7 @@ describe('every write to the catalog is on the record', () => {
   });
 
   it('a paste of 128 cells is one entry with the count and the range, which opens exactly those cells', async () => {
-    const service = await createService(t.db, w.tenant.id);
+    const service = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     const category = await createCategory(t.db, w.tenant.id, service.id);
     const aspects = [];
     for (let i = 0; i < 16; i++) aspects.push((await createAspect(t.db, w.tenant.id, service.id, category.id, { title: `Row ${i}` }))!);
@@ -156,7 +159,7 @@ describe('every write to the catalog is on the record', () => {
   });
 
   it('names an API token by name, a super admin impersonating someone, and the system', async () => {
-    const service = await createService(t.db, w.tenant.id);
+    const service = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     const category = await createCategory(t.db, w.tenant.id, service.id);
     const aspect = (await createAspect(t.db, w.tenant.id, service.id, category.id))!;
     const token = (await call(t.app, 'POST', '/api/api-tokens', { token: w.tokens.admin, body: { name: 'Release bot', role: 'editor' } })).json();
@@ -184,7 +187,7 @@ describe('every write to the catalog is on the record', () => {
   });
 
   it('a service role entry names the person, by email once they are gone', async () => {
-    const service = await createService(t.db, w.tenant.id);
+    const service = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     const person = await createUser(t.db, w.tenant.id, { role: 'reader' });
     const added = await call(t.app, 'POST', `/api/services/${service.id}/users`, {
       token: w.tokens.admin,
@@ -200,8 +203,8 @@ describe('every write to the catalog is on the record', () => {
 
 describe('filters and the CSV export', () => {
   it('narrows by service, actor and kind, refuses bad filters, and exports what it shows as CSV', async () => {
-    const one = await createService(t.db, w.tenant.id);
-    const two = await createService(t.db, w.tenant.id);
+    const one = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
+    const two = await createService(t.db, w.tenant.id, { timeline: QUARTERS });
     await write('POST', '/categories', { serviceId: one.id, name: '=SUM(A1)' }, w.tokens.admin);
     await write('POST', '/categories', { serviceId: two.id, name: 'Two' }, w.tokens.editor);
     expect((await entries({ serviceId: one.id })).map((e) => e.target_name)).toEqual(['=SUM(A1)']);
@@ -212,7 +215,12 @@ describe('filters and the CSV export', () => {
     for (const query of [{ serviceId: 'x' }, { actorId: '1' }, { kind: 'everything' }] as Record<string, string>[])
       expect((await admin('audit', query)).statusCode).toBe(400);
     // Other tenants' entries stay out whatever the filter names.
-    await write('POST', '/categories', { serviceId: (await createService(t.db, w.other.id)).id, name: 'Theirs' }, w.tokens.otherAdmin).catch(() => null);
+    await write(
+      'POST',
+      '/categories',
+      { serviceId: (await createService(t.db, w.other.id, { timeline: QUARTERS })).id, name: 'Theirs' },
+      w.tokens.otherAdmin,
+    ).catch(() => null);
     expect((await entries({ actorId: w.users.otherAdmin.id })).length).toBe(0);
 
     const csv = await admin('audit/export', { serviceId: one.id });

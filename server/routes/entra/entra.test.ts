@@ -83,9 +83,9 @@ describe('Microsoft sign-in, the whole flow', () => {
     expect(data.availableTenants.map((x: { id: string }) => x.id)).toEqual([w.firstTenant.id]);
 
     const created = await userByOid(w.t, claims.oid);
-    expect(created).toMatchObject({ userGroup: 'entra_auto', authProvider: 'entra', passwordHash: null, role: 'reader', tenantId: w.firstTenant.id });
+    expect(created).toMatchObject({ userGroup: 'entra_auto', authProvider: 'entra', passwordHash: null, tenantId: w.firstTenant.id });
     const memberships = await w.t.db.select().from(tenantMemberships).where(eq(tenantMemberships.userId, created.id));
-    expect(memberships.map((m) => m.tenantId)).toEqual([w.firstTenant.id]);
+    expect(memberships.map((m) => [m.tenantId, m.role])).toEqual([[w.firstTenant.id, 'reader']]);
     const creations = await w.t.db
       .select()
       .from(auditLog)

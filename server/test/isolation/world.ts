@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Executor } from '../../db';
-import { actorRoles, apiTokens, quickTemplates, snapshots, tenantInvitations, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { actorRoles, apiTokens, auditLog, quickTemplates, snapshots, tenantInvitations, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { assignServiceRole, createApiToken, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
 import { quarterOf } from '../../../common/quarters';
 import { ROLES, type Role } from '../../../common/roles';
@@ -34,6 +34,8 @@ export interface Dataset {
   webhook: { id: string };
   /** A delivery of `webhook`. */
   delivery: { id: string };
+  /** An audit entry of a cell write of `service`, whose cells GET /audit/{id}/cells answers. */
+  auditEntry: { id: string };
 }
 
 /** A full dataset in a tenant: active and archived services, categories, public and private aspects, and the rest. */
@@ -70,7 +72,21 @@ export async function seedDataset(db: Executor, tenantId: string, tenantSlug: st
     .insert(webhookDeliveries)
     .values({ tenantId, endpointId: webhook!.id, eventId: 'msg_seed', eventType: 'snapshot.taken', data: { service_id: service.id }, status: 'succeeded' })
     .returning();
+  const [auditEntry] = await db
+    .insert(auditLog)
+    .values({
+      tenantId,
+      actorId: user.id,
+      actorEmail: user.email,
+      serviceId: service.id,
+      requestId: randomUUID(),
+      action: 'availability.set',
+      targetType: 'service',
+      targetId: service.id,
+    })
+    .returning();
   return {
+    auditEntry: { id: String(auditEntry!.id) },
     apiToken: { id: apiToken!.id },
     webhook: { id: webhook!.id },
     delivery: { id: delivery!.id },
@@ -115,6 +131,7 @@ export function missingDataset(): Dataset {
     apiToken: id(15),
     webhook: id(16),
     delivery: id(17),
+    auditEntry: { id: '999999999999' },
   };
 }
 
