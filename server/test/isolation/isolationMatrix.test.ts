@@ -150,7 +150,7 @@ describe('isolation matrix', () => {
       let publicStatus: number | null = null;
       for (const actor of ACTORS) {
         const a = w.actors[actor];
-        const cells = targets.flatMap((target) => (a.apiToken ? TOKEN_HEADERS : HEADERS).map((header): Cell => ({ actor, target, header })));
+        const cells = targets.flatMap((target) => (a.headers ?? (a.apiToken ? TOKEN_HEADERS : HEADERS)).map((header): Cell => ({ actor, target, header })));
         const probe = (cell: Cell) => {
           const d = cell.target === 'none' ? (a.home === 'A' ? w.A : w.B) : datasetOf(cell.target, a.home);
           probes += 1;

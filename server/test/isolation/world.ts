@@ -5,6 +5,7 @@ import type { Executor } from '../../db';
 import { actorRoles, apiTokens, auditLog, quickTemplates, snapshots, tenantInvitations, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { assignServiceRole, createApiToken, createAspect, createCategory, createService, createTenant, createUser, setAvailability } from '../factories';
 import { quarterOf } from '../../../common/quarters';
+import { call } from '../app';
 import { ROLES, type Role } from '../../../common/roles';
 
 const unique = () => randomBytes(4).toString('hex');
@@ -146,6 +147,7 @@ export type ActorName =
   | 'readerAsEditor'
   | 'readerAsAdmin'
   | 'editorAsAdmin'
+  | 'invitedReader'
   | TokenActorName;
 /** API tokens of A of every role, for every service or limited to A's service. */
 export type TokenActorName = `${Role}Token` | `${Role}TokenLimited`;
@@ -161,6 +163,7 @@ export const ACTORS: ActorName[] = [
   'readerAsEditor',
   'readerAsAdmin',
   'editorAsAdmin',
+  'invitedReader',
   ...TOKEN_ACTORS,
 ];
 
@@ -174,6 +177,11 @@ export interface MatrixActor {
   assigned?: Role;
   /** An API token (its row's id is `userId`); limited: to its home dataset's service only. */
   apiToken?: { limited: boolean };
+  /**
+   * The tenant headers it is probed with, when not all of them: a person invited into A from a
+   * tenant of their own works there with another role, which the other actors' cells do not model.
+   */
+  headers?: ('own' | 'other' | 'missing' | 'unknown')[];
 }
 
 export interface IsolationWorld {
@@ -209,6 +217,14 @@ export async function buildIsolationWorld(app: FastifyInstance, db: Executor): P
   const imp = await app.tokens.sign({ sub: reader.id, imp: superAdmin.id, tid: ta.id, sid: superSession.jti, ttlSeconds: 3600 });
   const tokens = {} as Record<TokenActorName, MatrixActor>;
   for (const name of TOKEN_ACTORS) tokens[name] = await tokenActor(db, name, ta.id, A.service.id);
+  // An admin of a tenant of their own, invited into A as reader by A's admin, who accepted (roles are held per membership).
+  const invited = await createUser(db, (await createTenant(db)).id, { role: 'admin' });
+  const adminToken = await sign(admin.id);
+  const added = await call(app, 'POST', '/api/users', { token: adminToken, tenant: ta.slug, body: { email: invited.email, name: 'Invited', role: 'reader' } });
+  const invitedToken = await sign(invited.id);
+  const [invitation] = (await call(app, 'GET', '/api/auth/me', { token: invitedToken })).json().invitations as { id: string }[];
+  const accepted = await call(app, 'POST', `/api/invitations/${invitation?.id}/accept`, { token: invitedToken });
+  if (added.statusCode !== 201 || accepted.statusCode !== 200) throw new Error(`the invited actor could not join A: ${added.body} ${accepted.body}`);
   return {
     A,
     B,
@@ -225,6 +241,7 @@ export async function buildIsolationWorld(app: FastifyInstance, db: Executor): P
       readerAsEditor: await raised('reader', 'editor'),
       readerAsAdmin: await raised('reader', 'admin'),
       editorAsAdmin: await raised('editor', 'admin'),
+      invitedReader: { token: invitedToken, home: 'A', role: 'reader', superAdmin: false, userId: invited.id, headers: ['own'] },
       ...tokens,
     },
   };
