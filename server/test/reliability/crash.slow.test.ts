@@ -98,7 +98,12 @@ async function crashCycles(database: 'embedded' | 'postgres', databaseUrl?: stri
     await api.signIn();
 
     if (cycle === 0) {
-      const service = await api.request('POST', '/api/services', { name: 'Crash target', slug: 'crash-target' });
+      // Its timeline holds the quarters written below: a write outside a service's timeline is refused.
+      const service = await api.request('POST', '/api/services', {
+        name: 'Crash target',
+        slug: 'crash-target',
+        timeline: { first: QUARTERS[0], last: QUARTERS[QUARTERS.length - 1] },
+      });
       expect(service.status).toBe(201);
       const category = await api.request('POST', '/api/categories', { serviceId: service.body.service.id, name: 'Writes' });
       for (let i = 0; i < ASPECTS; i++) {
