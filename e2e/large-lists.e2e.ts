@@ -39,10 +39,11 @@ test.describe('large lists', () => {
     await page.reload();
     await panel.getByRole('button', { name: `Delete ${adminEmail}` }).focus();
     let reached = false;
-    for (let i = 0; i < COUNT + 5; i++) {
+    // Each member's row holds two stops: the select of their role in this tenant, then Delete.
+    for (let i = 0; i < 2 * COUNT + 5; i++) {
       await page.keyboard.press('Tab');
       const label = await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
-      expect(label, `focus left the rows after ${i} steps`).toMatch(/^Delete /);
+      expect(label, `focus left the rows after ${i} steps`).toMatch(/^(Delete|Role of) /);
       if (label === `Delete ${last}`) {
         reached = true;
         break;

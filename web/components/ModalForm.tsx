@@ -1,5 +1,6 @@
 import { Alert, Button, Group, Stack } from '@mantine/core';
 import type { FormEvent, ReactNode } from 'react';
+import { keepFieldFocus } from '../lib/schemaForm';
 import { ModalCancelButton } from './CatalogModal';
 
 interface Props {
@@ -28,7 +29,7 @@ export function ModalForm({ onSubmit, error, busy, disabled, action, children }:
         ) : null}
         <Group justify="flex-end">
           <ModalCancelButton />
-          <Button type="submit" loading={busy} disabled={disabled}>
+          <Button type="submit" loading={busy} disabled={disabled} onMouseDown={keepFieldFocus}>
             {action}
           </Button>
         </Group>

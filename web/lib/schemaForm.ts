@@ -48,6 +48,13 @@ export function useSchemaForm<V extends Values>(
  * try. The modal opens when `opened` becomes true, or becomes the thing it edits; `onOpen` sets
  * what else an opening starts from (the values editing starts from, before the form is reset).
  */
+/**
+ * For a form's submit button: pressing it does not take the focus from the field being typed in.
+ * A field checked as it is left would otherwise show its error between the press and the release,
+ * move the button down in a form scrolled to its end, and the click would land beside it.
+ */
+export const keepFieldFocus = (e: { preventDefault: () => void }) => e.preventDefault();
+
 export function useFreshOnOpen(opened: unknown, form: { reset: () => void }, setError: (error: null) => void, onOpen?: () => void) {
   const ref = useRef({ form, onOpen });
   ref.current = { form, onOpen };

@@ -11,7 +11,7 @@ import { IconUpload } from '../../components/IconUpload';
 import { ServiceSlugInput } from '../../components/ServiceSlugInput';
 import { quarterOptions, TimelineFields } from '../../components/TimelineFields';
 import { defaultTimeline } from '../../../common/quarters';
-import { useSchemaForm } from '../../lib/schemaForm';
+import { keepFieldFocus, useSchemaForm } from '../../lib/schemaForm';
 import { DONE, notifySuccess } from '../../lib/notify';
 
 interface Props {
@@ -121,7 +121,7 @@ export function CreateServiceModal({ opened, onClose, onCreated }: Props) {
           />
           <Group justify="flex-end" mt="sm">
             <ModalCancelButton />
-            <Button type="submit" loading={create.isPending}>
+            <Button type="submit" loading={create.isPending} onMouseDown={keepFieldFocus}>
               Create Service
             </Button>
           </Group>
