@@ -75,7 +75,8 @@ export function requireActor(req: FastifyRequest): Actor {
   return req.actor;
 }
 
-export function requireTenant(req: FastifyRequest): TenantRow {
+/** The tenant a tenant-scoped request works in (403 when it names none the caller may work in). */
+export function tenantOf(req: FastifyRequest): TenantRow {
   if (!req.tenant) throw forbidden();
   return req.tenant;
 }
@@ -83,7 +84,7 @@ export function requireTenant(req: FastifyRequest): TenantRow {
 /** Actor and tenant of a tenant-scoped route, with the tenant id policies compare records against. */
 export function scope(req: FastifyRequest): { actor: Actor; tenant: TenantRow; tenantId: string } {
   const actor = requireActor(req);
-  const tenant = requireTenant(req);
+  const tenant = tenantOf(req);
   return { actor, tenant, tenantId: tenant.id };
 }
 

@@ -23,6 +23,14 @@ export function reachesService(actor: PolicyActor, serviceId: string): boolean {
   return !actor.serviceIds || actor.serviceIds.includes(serviceId);
 }
 
+/**
+ * The services a list may hold for the caller, for the list's statement to read only those (before
+ * paging, so that a page is full): undefined when the caller reaches every service.
+ */
+export function reachableServices(actor: PolicyActor): readonly string[] | undefined {
+  return actor.serviceIds ?? undefined;
+}
+
 export interface PolicyContext {
   /** The tenant the request works in. */
   tenantId: string;

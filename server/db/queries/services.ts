@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { serviceRoleAssignments, services } from '../schema';
 import { likeText } from './admin';
@@ -19,10 +19,20 @@ type ServiceRoleAssignment = typeof serviceRoleAssignments.$inferSelect;
 export const visibleService = (tenantId: string) => and(eq(services.tenantId, tenantId), eq(services.importing, false))!;
 
 /** A tenant's services by name, at most `SERVICE_LIST_CAP` of them (GET /api/services without paging; decision 0114). */
-export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean }): Promise<ServiceRow[]> {
-  const where = opts.includeArchived ? visibleService(tenantId) : and(visibleService(tenantId), eq(services.archived, false));
-  return db.select(serviceColumns).from(services).where(where).orderBy(asc(services.name), asc(services.id)).limit(SERVICE_LIST_CAP);
+export async function listServices(db: Executor, tenantId: string, opts: { includeArchived: boolean; only?: readonly string[] }): Promise<ServiceRow[]> {
+  const where: SQL[] = [visibleService(tenantId)];
+  if (!opts.includeArchived) where.push(eq(services.archived, false));
+  if (opts.only) where.push(onlyServices(opts.only));
+  return db
+    .select(serviceColumns)
+    .from(services)
+    .where(and(...where))
+    .orderBy(asc(services.name), asc(services.id))
+    .limit(SERVICE_LIST_CAP);
 }
+
+/** Only the services named (none when the list is empty). */
+const onlyServices = (ids: readonly string[]): SQL => (ids.length ? inArray(services.id, [...ids]) : sql`false`);
 
 /** One page of a tenant's services: a search, after a (name, id) key, at most `limit` rows. */
 export interface ServicePageRequest {
@@ -30,6 +40,8 @@ export interface ServicePageRequest {
   search?: string;
   after?: [name: string, id: string];
   limit: number;
+  /** Only these services (an API token limited to some): read before paging, so that a page is full. */
+  only?: readonly string[];
 }
 
 /** One page of the list above in the same order (name, then id), the search matching name, slug, description or owner. */
@@ -46,6 +58,7 @@ function servicesPageQuery(db: Executor, tenantId: string, page: ServicePageRequ
   // search_text: name, slug, owner and the description's text, lower-cased (schema/catalog.ts).
   if (page.search) where.push(sql`${services.searchText} like lower(${likeText(page.search)})`);
   if (page.after) where.push(sql`(${services.name}, ${services.id}) > (${page.after[0]}, ${page.after[1]}::uuid)`);
+  if (page.only) where.push(onlyServices(page.only));
   return db
     .select(serviceColumns)
     .from(services)

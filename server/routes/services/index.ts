@@ -4,7 +4,7 @@ import { listServices, listUserServiceRoles, pageServices } from '../../db/queri
 import { encodeCursor, isPaged, SERVICE_PAGE_DEFAULT, servicePageQuerySchema } from '../../../common/schemas/paging';
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
-import { loadService, reachesService, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
+import { loadService, reachableServices, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
 import { parse } from '../../validation';
 import { parsePathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
@@ -67,25 +67,26 @@ export default async function serviceRoutes(app: FastifyInstance) {
       if (isPaged(query)) {
         // One page and what the caller may do on its services; the next page's cursor is its last row's name and id.
         const limit = query.limit ?? SERVICE_PAGE_DEFAULT;
-        const rows = await pageServices(db, tenantId, { includeArchived, search: query.search, after: query.after, limit: limit + 1 });
+        // A token limited to some services reads only those, so that its pages are full.
+        const only = reachableServices(actor);
+        const rows = await pageServices(db, tenantId, { includeArchived, search: query.search, after: query.after, limit: limit + 1, only });
         const page = rows.slice(0, limit);
-        // A token limited to some services sees only those (a page may come out shorter; the cursor still moves on).
-        const shown = page.filter((s) => reachesService(actor, s.id));
         const assignments = await listUserServiceRoles(
           db,
           tenantId,
           actor.userId,
-          shown.map((s) => s.id),
+          page.map((s) => s.id),
         );
         const last = page.at(-1);
         return {
-          services: shown.map(presentService),
+          services: page.map(presentService),
           permissions: serviceListPermissions(actor, assignments),
           next_after: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null,
         };
       }
-      if (actor.serviceIds) {
-        const rows = (await listServices(db, tenantId, { includeArchived })).filter((s) => reachesService(actor, s.id));
+      const only = reachableServices(actor);
+      if (only) {
+        const rows = await listServices(db, tenantId, { includeArchived, only });
         return { services: rows.map(presentService), permissions: serviceListPermissions(actor, []) };
       }
       const [services, permissions] = await Promise.all([

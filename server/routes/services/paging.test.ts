@@ -165,6 +165,21 @@ describe('GET /api/services: search, limit and cursor', () => {
     expect(page.permissions.services).toEqual({});
   });
 
+  it('gives an API token limited to some services full pages of those only, found before paging', async () => {
+    // Of 29 services by name the token reaches the 2nd and the last: its first page of 1 is the first of them, not an empty page.
+    const whole = (await get('/api/services', w.tokens.admin)).json();
+    const reach = [whole.services[1].id, assignedId];
+    const created = await call(t.app, 'POST', '/api/api-tokens', { token: w.tokens.admin, body: { name: 'Two services', role: 'reader', serviceIds: reach } });
+    expect(created.statusCode, created.body).toBe(201);
+    const secret = created.json().secret;
+    const first = (await get('/api/services?limit=1', secret)).json();
+    expect(ids(first.services)).toEqual([reach[0]]);
+    const { rows } = await walk('/api/services?limit=1', secret);
+    expect(ids(rows)).toEqual(reach);
+    expect(ids((await get('/api/services?search=zz&limit=5', secret)).json().services)).toEqual([assignedId]);
+    expect(ids((await get('/api/services', secret)).json().services)).toEqual(reach);
+  });
+
   it('refuses a bad limit, search or cursor, naming it', async () => {
     const cases: [string, string][] = [
       ['limit=0', 'limit'],
