@@ -5,6 +5,7 @@
  */
 import { measured, num, perDatabase, table, type BenchResults } from './reportFormat';
 import { BROWSER_LIMITS, gridSection, listsSection, publishingSection, streamSection, webhookSection } from './reportSections';
+import { targetsSection } from './reportTargets';
 
 export type { BenchResults, DatabaseFigures, Machine } from './reportFormat';
 
@@ -19,6 +20,7 @@ export function renderReport(r: BenchResults): string {
     'on a busy machine are worse than on an idle one, most of all the browser frame times.',
     '',
   ];
+  lines.push(...targetsSection(r));
 
   if (r.api) {
     const m = r.api.machine;
