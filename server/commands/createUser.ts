@@ -9,20 +9,9 @@ import { findAssignment, findAssignmentOf, insertAssignment, updateAssignmentRol
 import { findUserByEmail, type TenantRow } from '../db/queries/users';
 import { conflict } from '../errors';
 import type { Actor } from '../plugins/context';
-import { can, type PolicyActor } from '../policies';
+import { mayLearnOfAccount, type CreatorScope } from '../policies';
 import type { PresentableUser } from '../presenters/users';
 import { writeAudit } from './audit';
-
-/**
- * Which accounts the creator may learn about (docs/decisions/0110-user-creation-without-enumeration.md):
- * - `installation`: every account (a super admin, who sees every tenant in the panel anyway);
- * - `tenant`: only the members of the tenant they work in.
- */
-export type CreatorScope = 'installation' | 'tenant';
-
-export function decideCreatorScope(actor: PolicyActor): CreatorScope {
-  return can(actor, 'platform.manage') ? 'installation' : 'tenant';
-}
 
 export interface CreateUserInput {
   email: string;
@@ -94,7 +83,7 @@ export async function createUser(db: Executor, req: CreateUserRequest): Promise<
     }
     // Taken, possibly a moment ago by another request.
     const account = existing ?? (await findUserByEmail(tx, input.email));
-    if (!account || req.scope === 'installation' || (await belongsTo(tx, tenant.id, account))) throw conflict(M.emailTaken);
+    if (!account || (await mayLearnOfAccount(req.scope, () => belongsTo(tx, tenant.id, account)))) throw conflict(M.emailTaken);
     return invite(tx, req, account, authProvider);
   });
 }

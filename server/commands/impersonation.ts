@@ -3,12 +3,12 @@ import type { Executor } from '../db';
 import { asSystem } from '../db/scope';
 import { findTenantById, loadUserWithTenants, revokeToken, type ImpersonationRow } from '../db/queries/users';
 import { activeImpersonations, emailsOf, findImpersonationByToken, insertImpersonation } from '../db/queries/admin';
-import { conflict, forbidden, invalid, notFound } from '../errors';
-import { M } from '../../common/messages';
+import { conflict, notFound } from '../errors';
 import { ADMIN_MESSAGES, type StartImpersonationInput } from '../../common/schemas/users';
 import type { Actor } from '../plugins/context';
 import { presentTenant, presentUser } from '../presenters/users';
 import { describeSession } from './describeSession';
+import { requireImpersonable, requireMayImpersonate } from '../policies';
 import { writeAudit } from './audit';
 
 /** Why an impersonation ended, as its stop audit row says. */
@@ -22,13 +22,8 @@ export type ImpersonationEnd = 'stopped' | 'signed_out' | 'replaced';
  */
 export async function startImpersonation(app: FastifyInstance, actor: Actor, input: StartImpersonationInput) {
   const db = app.database.db;
-  if (input.userId === actor.user.id) throw invalid(ADMIN_MESSAGES.cannotImpersonateSelf, 'userId');
-  const [target, tenant] = await Promise.all([loadUserWithTenants(db, input.userId), findTenantById(db, input.tenantId)]);
-  if (!target) throw notFound(ADMIN_MESSAGES.userNotFound);
-  if (!tenant) throw notFound(ADMIN_MESSAGES.tenantNotFound);
-  if (target.superAdmin) throw forbidden(ADMIN_MESSAGES.cannotImpersonateSuperAdmin);
-  if (!target.tenantIds.includes(tenant.id)) throw invalid(ADMIN_MESSAGES.notTenantMember, 'tenantId');
-  if (tenant.archived) throw conflict(M.tenantArchived);
+  requireMayImpersonate(actor, input.userId);
+  const { target, tenant } = requireImpersonable(...(await Promise.all([loadUserWithTenants(db, input.userId), findTenantById(db, input.tenantId)])));
 
   const signed = await app.tokens.sign({
     sub: target.id,

@@ -5,3 +5,5 @@
 export { PERMISSIONS, RUNGS, type Capability, type CapabilityScope, type Rung, type ServiceCapability, type TenantCapability } from './permissions';
 export * from './decide';
 export * from './access';
+export * from './people';
+export * from './streams';

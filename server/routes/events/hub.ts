@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { concernsTenant, type Change, type ChangeFeed } from '../../db/changes';
+import type { Change, ChangeFeed } from '../../db/changes';
+import { streamHears } from '../../policies';
 import type { Actor } from '../../plugins/context';
 import { MAX_EVENT_STREAMS } from '../../../common/limits';
 
@@ -214,12 +215,9 @@ export function eventOf(change: Change): LiveEvent | undefined {
   return undefined;
 }
 
-/** Whether a change is for a caller: its tenant's records, itself, or any tenant's access for a super admin. */
+/** Whether a change is for a caller (the access layer decides). */
 function concerns(actor: Actor, tenantId: string, change: Change): boolean {
-  if (change.table === '*') return true;
-  if (concernsTenant(change, tenantId)) return true;
-  if (ACCESS_RECORDS[change.table] && actor.superAdmin) return true;
-  return change.users !== null && change.users.includes(actor.userId);
+  return streamHears(actor, tenantId, change, Object.hasOwn(ACCESS_RECORDS, change.table));
 }
 
 /** Whether a change may end what the stream's caller may follow: it is then checked before it is sent. */

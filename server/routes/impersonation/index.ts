@@ -3,9 +3,8 @@ import { startImpersonationSchema, ADMIN_MESSAGES } from '../../../common/schema
 import { impersonationStartSchema, impersonationStatusSchema, openedSessionSchema } from '../../../common/schemas/auth';
 import { M } from '../../../common/messages';
 import type { RouteDoc } from '../../openapi';
-import { forbidden } from '../../errors';
 import { requireActor } from '../../plugins/context';
-import { requirePlatform } from '../../policies';
+import { requireMayStartImpersonation } from '../../policies';
 import { parse } from '../../validation';
 import { findImpersonationReason, startImpersonation, stopImpersonation } from '../../commands/impersonation';
 
@@ -24,9 +23,7 @@ export default async function impersonationRoutes(app: FastifyInstance) {
     }),
     async (req) => {
       const actor = requireActor(req);
-      // An impersonation token never starts another one.
-      if (actor.impersonator) throw forbidden(ADMIN_MESSAGES.nestedImpersonation);
-      requirePlatform(actor);
+      requireMayStartImpersonation(actor);
       const input = parse(startImpersonationSchema, req.body);
       return startImpersonation(app, actor, input);
     },

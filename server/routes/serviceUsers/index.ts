@@ -13,14 +13,14 @@ import {
 import { settingsDataSchema } from '../../../common/schemas/services';
 import { M } from '../../../common/messages';
 import { documented } from '../../openapi';
-import { createUser, decideCreatorScope } from '../../commands/createUser';
+import { createUser } from '../../commands/createUser';
 import { findAssignment, findTenantUser, listActorRoles, listAssignments, listQuickTemplates, listTenantUsers } from '../../db/queries/settings';
 import { notFound } from '../../errors';
 import { presentService } from '../../presenters/services';
 import { presentActorRole, presentAssignment, presentQuickTemplate, presentTenantUser } from '../../presenters/settings';
 import { parse } from '../../validation';
 import { scope, serviceOf } from '../../plugins/context';
-import { managesAccess, requireActingAsSelf, requirePerson, requireTenant } from '../../policies';
+import { managesAccess, requireActingAsSelf, requirePerson, requireTenant, decideCreatorScope } from '../../policies';
 import { assign, changeRole, removeAssignment } from './assignments';
 
 const serviceParams = z.object({ id: settingsIdSchema });

@@ -23,10 +23,10 @@ import { findInvitationOf, findTenantInvitation, listTenantInvitations, setInvit
 import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
-import { requireAccessManager, requireActingAsSelf, requireMayChangeRole, requireMayRemoveUser } from '../../policies';
+import { requireAccessManager, requireActingAsSelf, requireMayChangeRole, requireMayRemoveUser, decideCreatorScope } from '../../policies';
 import { parse } from '../../validation';
 import { writeAudit } from '../../commands/audit';
-import { createUser, decideCreatorScope, presentInvitationAsUser } from '../../commands/createUser';
+import { createUser, presentInvitationAsUser } from '../../commands/createUser';
 import { withdrawInvitation } from '../../commands/invitations';
 
 /**
