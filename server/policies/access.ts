@@ -11,6 +11,7 @@ import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
 import { INTEGRATION_MESSAGES } from '../../common/schemas/integrations';
 import { authorize, can, reachesService, servicePermissions, type PolicyActor } from './decide';
 import type { ServiceCapability, TenantCapability } from './permissions';
+import { seesAspect } from './visibility';
 
 /** The tables a service and its caller's service role are read from. */
 export const SERVICE_ACCESS_TABLES = ['services', 'service_role_assignments'];
@@ -109,7 +110,7 @@ function grantOwned<R extends { tenantId: string; serviceId: string }>(
  */
 export async function loadAspect(db: Executor, actor: PolicyActor, tenantId: string, aspectId: string, capability: ServiceCapability) {
   const found = await findAspectWithRole(db, tenantId, aspectId, actor.userId);
-  const { row, ...grant } = grantOwned(actor, tenantId, found, capability, (aspect, p) => aspect.isPublic || p.canViewPrivate);
+  const { row, ...grant } = grantOwned(actor, tenantId, found, capability, (aspect, p) => seesAspect(p, aspect));
   return { aspect: row, ...grant };
 }
 

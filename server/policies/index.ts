@@ -7,3 +7,4 @@ export * from './decide';
 export * from './access';
 export * from './people';
 export * from './streams';
+export * from './visibility';

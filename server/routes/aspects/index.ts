@@ -7,7 +7,7 @@ import { findService } from '../../db/queries/services';
 import { presentAspects } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
 import { parse } from '../../validation';
-import { loadAspect, loadService } from '../../policies';
+import { loadAspect, loadService, seesPrivate } from '../../policies';
 import { parsePathId } from '../../commands/serviceWrites';
 import aspectWriteRoutes from './writes';
 
@@ -32,7 +32,7 @@ export default async function aspectRoutes(app: FastifyInstance) {
       const query = parse(showPrivateQuerySchema, req.query);
       const serviceId = parsePathId(req.params.id);
       const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
-      const includePrivate = query.showPrivate && permissions.canViewPrivate;
+      const includePrivate = seesPrivate(permissions, query.showPrivate);
       const rows = await listAspects(db, tenantId, serviceId, { includePrivate });
       const availabilities = await availabilitiesOfAspects(
         db,

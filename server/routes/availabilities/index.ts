@@ -19,7 +19,7 @@ import { MAX_BATCH_BODY_BYTES } from '../../../common/limits';
 import { availabilitiesOfAspects, availabilitiesOfService, historyOfAspect, listAspects } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
-import { holdsOnEveryService, loadAspect, loadService } from '../../policies';
+import { holdsOnEveryService, loadAspect, loadService, seesPrivate } from '../../policies';
 import { parse } from '../../validation';
 import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
 import { conflict, invalid, notFound } from '../../errors';
@@ -164,7 +164,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
       const { actor, tenantId } = scope(req);
       const serviceId = parsePathId(req.params.id);
       const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
-      const includePrivate = permissions.canViewPrivate;
+      const includePrivate = seesPrivate(permissions);
       const [aspects, availabilities] = await Promise.all([
         listAspects(db, tenantId, serviceId, { includePrivate }),
         availabilitiesOfService(db, tenantId, serviceId, { includePrivate }),

@@ -1,3 +1,4 @@
+import { seesPrivate } from '../../policies';
 import type { FastifyInstance } from 'fastify';
 import { csvQuerySchema } from '../../../common/schemas/settings';
 import { exportServiceCsv, exportServiceFile } from '../../commands/exportService';
@@ -31,7 +32,7 @@ export default async function exportRoutes(app: FastifyInstance) {
       const query = parse(csvQuerySchema, req.query);
       const ctx = await serviceOf(req, id, 'service.settings');
       // Readers never receive private aspects, whatever they ask for (CONTRACT section 4).
-      const showPrivate = query.showPrivate && ctx.permissions.canViewPrivate;
+      const showPrivate = seesPrivate(ctx.permissions, query.showPrivate);
       const csv = await exportServiceCsv(db(), ctx.service, { showPrivate });
       return reply.header('Content-Type', 'text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${ctx.service.slug}.csv"`).send(csv);
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadAspectsJson, loadServiceContentJson } from '../../db/queries/catalogJson';
 import { presentService } from '../../presenters/services';
 import { scope } from '../../plugins/context';
-import { grantService, loadService, SERVICE_ACCESS_TABLES, serviceAccessKey, type ServiceAccess, type ServiceGrant } from '../../policies';
+import { grantService, loadService, SERVICE_ACCESS_TABLES, serviceAccessKey, type ServiceAccess, type ServiceGrant, seesPrivate } from '../../policies';
 import { parsePathId } from '../../commands/serviceWrites';
 import { StampedCache } from '../../db/writeStamps';
 import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey } from './fullCache';
@@ -41,7 +41,7 @@ function variantOf(tenantId: string, grant: ServiceGrant) {
   const { service, permissions } = grant;
   const { code, json } = encode(permissions);
   const key: VariantKey = { tenantId, serviceId: service.id, version: service.version, variant: code };
-  return { permissionsJson: json, includePrivate: permissions.canViewPrivate, key };
+  return { permissionsJson: json, includePrivate: seesPrivate(permissions), key };
 }
 
 /** The headers of a /full answer; `gzip` when the body sent is the compressed one. */

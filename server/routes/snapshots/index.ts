@@ -1,3 +1,4 @@
+import { seesPrivate, seesSnapshot } from '../../policies';
 import type { FastifyInstance } from 'fastify';
 import { createSnapshotSchema, snapshotListSchema } from '../../../common/schemas/settings';
 import { documented } from '../../openapi';
@@ -36,7 +37,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       // Without `limit`, every snapshot up to the cap (decision 0114).
       const limit = query.limit ?? SNAPSHOT_LIST_CAP;
       const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, {
-        publicOnly: !ctx.permissions.canViewPrivate || query.visibility === 'public',
+        publicOnly: !seesPrivate(ctx.permissions) || query.visibility === 'public',
         before: query.before,
         limit,
       });
@@ -64,14 +65,14 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       const from = await findSnapshot(db(), tenantId, query.from);
       if (!from) throw notFound();
       const ctx = await serviceOf(req, from.serviceId, 'catalog.view');
-      const visible = (row: SnapshotRow) => row.visibility === 'public' || ctx.permissions.canViewPrivate;
+      const visible = (row: SnapshotRow) => seesSnapshot(ctx.permissions, row);
       if (!visible(from)) throw notFound();
       let to: {
         summary: ReturnType<typeof presentSnapshotSummary> | { id: 'current'; label: string; visibility: string; created_at: string };
         data: FrozenCatalog;
       };
       if (query.to === 'current') {
-        const visibility = from.visibility === 'public' || !ctx.permissions.canViewPrivate ? 'public' : 'internal';
+        const visibility = from.visibility === 'public' || !seesPrivate(ctx.permissions) ? 'public' : 'internal';
         const live = await freezeCatalog(db(), ctx.service, visibility);
         to = { summary: { id: 'current', label: 'Live catalog', visibility, created_at: live.taken_at }, data: live };
       } else {
@@ -107,7 +108,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       if (!row) throw notFound();
       const ctx = await serviceOf(req, row.serviceId, 'catalog.view');
       // An internal snapshot does not exist for those who may only see public ones.
-      if (row.visibility !== 'public' && !ctx.permissions.canViewPrivate) throw notFound();
+      if (!seesSnapshot(ctx.permissions, row)) throw notFound();
       return { snapshot: presentSnapshot(row) };
     },
   );
