@@ -1,8 +1,10 @@
 -- Webhook events (docs/decisions/0131-webhooks.md, 0138-webhook-outbox.md): each statement that
 -- writes a service or its categories, aspects or snapshots queues, in its own transaction, one row
 -- per event in the outbox (webhook_events), and only when an enabled endpoint of its tenant takes
--- the event's type: a write that rolls back queues nothing, and one that commits is never lost. The
--- events carry ids and versions only; the content is read when sending, with the endpoint's role.
+-- the event's type: a write that rolls back queues nothing, and one that commits is never lost. An
+-- event records the facts of a change only (ids, versions, deletions, how many rows); its payload
+-- is shaped from them, with the content read when sending as the endpoint's role may see it, in
+-- server/integrations/eventContent.ts.
 -- SECURITY DEFINER: the endpoints and the outbox are read and written whatever scope the writer
 -- works in (a move writes two tenants' rows). A cell's events have catalog_webhook_enqueue_cells.
 --

@@ -2,7 +2,7 @@
 -- service and statement (its id shared by every endpoint told), naming each cell with its version
 -- (at most 100, in no particular order) and the count, written to the outbox (webhook_events) by
 -- one statement that reads the statement's rows where they are. SECURITY DEFINER, as
--- catalog_webhook_enqueue.
+-- catalog_webhook_enqueue; the payload is shaped in server/integrations/eventContent.ts.
 CREATE OR REPLACE FUNCTION catalog_webhook_enqueue_cells() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public AS $$
 BEGIN
