@@ -7,6 +7,7 @@ import type { Pool, PoolClient, QueryConfig } from 'pg';
 import * as schema from './schema';
 import { currentScope, roleOf, scopeKey, scopeSettings } from './scope';
 import { ChangeFeed } from './changes';
+import { applyFunctions } from './functions';
 import { hearOnPooled, SharedListener, startHearing } from './listening';
 
 export type Schema = typeof schema;
@@ -182,7 +183,11 @@ async function openPostgres(target: Target, poolSize: number, kind: Database['ki
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
     // Processes starting together on an empty or older database would otherwise all run the same
     // migrations at once, and all but one fail on the objects the first creates.
-    await exclusive((owner) => migrate(owner as Parameters<typeof migrate>[0], { migrationsFolder: MIGRATIONS_FOLDER }));
+    // Then each function's and trigger's one current definition (server/db/functions).
+    await exclusive(async (owner) => {
+      await migrate(owner as Parameters<typeof migrate>[0], { migrationsFolder: MIGRATIONS_FOLDER });
+      await applyFunctions(owner);
+    });
   } catch (err) {
     await pool.end();
     throw err;

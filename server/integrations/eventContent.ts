@@ -29,10 +29,8 @@ interface TenantRecords {
 }
 
 /**
- * The contents of a round's deliveries, each as its endpoint's role may see it, read now: the
- * service's details, the values of changed cells and the names of changed records, leaving out
- * private aspects and internal snapshots for a role that may not see them. Null for a delivery
- * with nothing visible in it. The records are read for the whole round in a few statements per
+ * The `data` of a round's deliveries, each as its endpoint's role may see it (contentOf); null for
+ * a delivery with nothing visible in it. The records are read for the whole round in a few statements per
  * tenant, not per delivery: the database the writes wait on reads them once (decision 0132).
  */
 export async function eventContents(db: Executor, requests: readonly ContentRequest[]): Promise<(Data | null)[]> {
@@ -108,35 +106,69 @@ async function readRecords(db: Executor, tenantId: string, requests: readonly Co
   };
 }
 
+/**
+ * The one place a webhook's `data` is shaped, field by field, for each type of event. The
+ * database's triggers record only the facts of a change, which cannot be read later: ids, the
+ * versions written, whether a row was deleted, how many rows (and at most 100 of them), a move's
+ * two tenants, a snapshot's label and visibility as taken (server/db/functions/catalog_webhook_enqueue.sql
+ * and catalog_webhook_enqueue_cells.sql). Here they become the payload, with the content read now
+ * as the endpoint's role may see it: the service's details, the values of changed cells and the
+ * names of changed records, leaving out private aspects and internal snapshots for a role that may
+ * not see them. Null when nothing in it is visible to the role.
+ */
 function contentOf({ endpoint, delivery }: ContentRequest, records: TenantRecords): Data | null {
-  const data: Data = { ...(delivery.data as Data) };
+  const facts = delivery.data as Data;
   const permissions = servicePermissions({ userId: endpoint.id, role: endpoint.role, superAdmin: false }, null);
-  const service = typeof data.service_id === 'string' ? records.services.get(data.service_id) : undefined;
-  if (service && delivery.eventType.startsWith('service.')) data.service = presentService(service);
-  if (service) data.service_version = service.version;
+  const service = typeof facts.service_id === 'string' ? records.services.get(facts.service_id) : undefined;
+  const serviceVersion = service ? { service_version: service.version } : {};
+  const type = delivery.eventType;
 
-  if (delivery.eventType === 'availability.changed') {
-    const shown = list(data.cells).flatMap((c) => {
+  if (type === 'availability.changed') {
+    const cells = list(facts.cells).flatMap((c) => {
       const aspect = records.aspects.get(String(c.aspect_id));
       if (!aspect || !(aspect.isPublic || permissions.canViewPrivate)) return [];
-      return [{ ...c, aspect_title: aspect.title, value: records.values.get(`${String(c.aspect_id)}|${String(c.time_bucket)}`) ?? null }];
+      const value = records.values.get(`${String(c.aspect_id)}|${String(c.time_bucket)}`) ?? null;
+      return [{ aspect_id: c.aspect_id, time_bucket: c.time_bucket, version: c.version, deleted: c.deleted, aspect_title: aspect.title, value }];
     });
-    if (shown.length === 0) return null;
-    data.cells = shown;
-  } else if (delivery.eventType === 'catalog.changed') {
-    const shown = list(data.changes).flatMap((c) => {
-      if (c.kind === 'category') return [{ ...c, name: records.categories.get(String(c.category_id)) ?? null }];
+    if (cells.length === 0) return null;
+    return { service_id: facts.service_id, cells, count: facts.count, ...serviceVersion };
+  }
+  if (type === 'catalog.changed') {
+    const changes = list(facts.changes).flatMap((c): Data[] => {
+      if (c.kind === 'category')
+        return [{ kind: c.kind, category_id: c.category_id, deleted: c.deleted, name: records.categories.get(String(c.category_id)) ?? null }];
+      const change = { kind: c.kind, aspect_id: c.aspect_id, category_id: c.category_id, version: c.version, deleted: c.deleted };
       const aspect = records.aspects.get(String(c.aspect_id));
       // A deleted aspect's privacy is no longer known: its id goes only to roles that see private aspects.
-      if (!aspect) return permissions.canViewPrivate ? [c] : [];
+      if (!aspect) return permissions.canViewPrivate ? [change] : [];
       if (!aspect.isPublic && !permissions.canViewPrivate) return [];
-      return [{ ...c, title: aspect.title, is_public: aspect.isPublic }];
+      return [{ ...change, title: aspect.title, is_public: aspect.isPublic }];
     });
-    if (shown.length === 0) return null;
-    data.changes = shown;
-  } else if (delivery.eventType === 'snapshot.taken') {
-    const visibility = records.snapshots.get(String(data.snapshot_id)) ?? data.visibility;
-    if (visibility === 'internal' && !permissions.canViewPrivate) return null;
+    if (changes.length === 0) return null;
+    return { service_id: facts.service_id, changes, count: facts.count, ...serviceVersion };
   }
-  return data;
+  if (type === 'snapshot.taken') {
+    const visibility = records.snapshots.get(String(facts.snapshot_id)) ?? facts.visibility;
+    if (visibility === 'internal' && !permissions.canViewPrivate) return null;
+    return { service_id: facts.service_id, snapshot_id: facts.snapshot_id, label: facts.label, visibility: facts.visibility, ...serviceVersion };
+  }
+  // The service's own events (service.created, .updated, .moved, ...).
+  const moved = type === 'service.moved' ? { from_tenant_id: facts.from_tenant_id, to_tenant_id: facts.to_tenant_id } : {};
+  return { service_id: facts.service_id, version: facts.version, ...moved, ...(service ? { service: presentService(service) } : {}), ...serviceVersion };
+}
+
+/**
+ * A payload too large to send, without the content read for it (the service's details, the
+ * cells' values and the records' names and titles): what changed, as the role may see it, and
+ * `truncated`, for the receiver to read the rest through the API.
+ */
+export function withoutContent(data: Data): Data {
+  const { service: _service, ...rest } = data;
+  const strip = (items: unknown) => list(items).map(({ aspect_title: _t, value: _v, title: _ti, name: _n, is_public: _p, ...ids }) => ids);
+  return {
+    ...rest,
+    ...(data.cells ? { cells: strip(data.cells) } : {}),
+    ...(data.changes ? { changes: strip(data.changes) } : {}),
+    truncated: true,
+  };
 }

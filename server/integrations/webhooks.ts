@@ -12,7 +12,7 @@ import {
   type WebhookEndpointRow,
 } from '../db/queries/integrations';
 import { noteEndpoints } from './endpointHealth';
-import { eventContents } from './eventContent';
+import { eventContents, withoutContent } from './eventContent';
 import { sendWebhook, type SendResult } from './send';
 import { signDelivery } from './signing';
 import { StampedCache } from '../db/writeStamps';
@@ -344,7 +344,7 @@ export class WebhookDispatcher {
     const at = new Date();
     let body = JSON.stringify({ type: delivery.eventType, timestamp: at.toISOString(), data });
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
-      body = JSON.stringify({ type: delivery.eventType, timestamp: at.toISOString(), data: { ...delivery.data, truncated: true } });
+      body = JSON.stringify({ type: delivery.eventType, timestamp: at.toISOString(), data: withoutContent(data) });
     }
     const headers = signDelivery(endpoint, delivery.eventId, at, body);
     const result = await sendWebhook(endpoint.url, headers, body, {

@@ -121,6 +121,33 @@ describe('what a delivery carries', () => {
     await h.remove(first.webhook.id);
     await h.remove(second.webhook.id);
   });
+
+  it('sends a payload too large to send without its content, marked truncated, and still without what the role may not see', async () => {
+    const { webhook, secret } = await h.register(['availability.changed'], 'reader');
+    const service = await createService(h.t.db, h.w.tenant.id);
+    const category = await createCategory(h.t.db, h.w.tenant.id, service.id);
+    const hidden = await createAspect(h.t.db, h.w.tenant.id, service.id, category.id, { isPublic: false, title: 'Hidden' });
+    const cells = [{ aspectId: hidden.id, timeBucket: TIMELINE[0]!, value: 'Private plan' }];
+    // 27 values of 10,000 characters: with their values the payload passes 256 KiB.
+    for (let i = 0; i < 27; i++) {
+      const aspect = await createAspect(h.t.db, h.w.tenant.id, service.id, category.id, { title: `Aspect ${i}` });
+      cells.push({ aspectId: aspect.id, timeBucket: TIMELINE[0]!, value: `${i}`.padEnd(10_000, '.') });
+    }
+    await ok('POST', '/api/availabilities/batch', { serviceId: service.id, cells });
+    await h.t.app.webhooks.drain();
+    const [received] = h.signedWith(secret);
+    const data = h.verified(secret, received!).data;
+    expect(data).toMatchObject({ service_id: service.id, count: 28, truncated: true, service_version: expect.any(Number) });
+    const named = data.cells as Record<string, unknown>[];
+    expect(named.map((c) => c.aspect_id).sort()).toEqual(
+      cells
+        .slice(1)
+        .map((c) => c.aspectId)
+        .sort(),
+    );
+    for (const c of named) expect(Object.keys(c).sort()).toEqual(['aspect_id', 'deleted', 'time_bucket', 'version']);
+    await h.remove(webhook.id);
+  });
 });
 
 describe('how a round sends', () => {
