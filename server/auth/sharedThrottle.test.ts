@@ -165,3 +165,11 @@ describe.skipIf(!TEST_REDIS_URL)('Redis (TEST_REDIS_URL)', () => {
     await expect(throttle.check(account(), address())).rejects.toMatchObject({ statusCode: 503, code: 'unavailable' });
   });
 });
+
+describe('PostgreSQL away', () => {
+  it('refuses sign-ins with a 503, rather than letting them through unthrottled', async () => {
+    const away = { $client: { query: () => Promise.reject(new Error('database away')) } } as unknown as Database['db'];
+    const throttle = new LimitedLoginThrottle(DEFAULTS, postgresLimiters(away));
+    await expect(throttle.check(account(), address())).rejects.toMatchObject({ statusCode: 503, code: 'unavailable' });
+  });
+});

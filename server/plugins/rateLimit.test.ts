@@ -108,3 +108,14 @@ describe('PostgreSQL store', () => {
     expect(Number(row!.expire) - Date.now()).toBeGreaterThan((WINDOW_S - 5) * 1000);
   });
 });
+
+describe('a shared store that is away', () => {
+  it('counts in the process meanwhile (the insurance counter), so the limit still holds per process', async () => {
+    const away = { $client: { query: () => Promise.reject(new Error('database away')) } } as unknown as Database['db'];
+    const limiter = limiterOn(postgresLimiters(away), 2);
+    const key = caller();
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push((await limiter.admit(key)).admitted);
+    expect(answers).toEqual([true, true, false]);
+  });
+});

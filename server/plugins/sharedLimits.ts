@@ -41,17 +41,23 @@ export const memoryLimiters: LimiterFactory = (name, points, seconds) => new Rat
 export function postgresLimiters(db: Db): LimiterFactory {
   const pool = (db as unknown as { $client: Pool }).$client;
   const storeClient = { query: (q: QueryConfig) => asSystem(() => pool.query(q)) };
-  return (name, points, seconds, options = {}) =>
-    new RateLimiterPostgres({
+  let pruning = false;
+  return (name, points, seconds, options = {}) => {
+    // Every counter shares the table: one of them deletes the rows expired an hour ago, every 5 minutes.
+    const clearExpiredByTimeout = !pruning;
+    pruning = true;
+    return new RateLimiterPostgres({
       storeClient,
       storeType: 'client',
       tableName: RATE_LIMITS_TABLE,
       tableCreated: true,
+      clearExpiredByTimeout,
       keyPrefix: name,
       points,
       duration: seconds,
       insuranceLimiter: options.insured ? new RateLimiterMemory({ points, duration: seconds }) : undefined,
     });
+  };
 }
 
 /** Counters in Redis, shared by every process on it; `prefix` starts every key. */
