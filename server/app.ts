@@ -15,7 +15,7 @@ import { spaPlugin } from './plugins/spa';
 import { HotReads, serverTiming } from './plugins/hotReads';
 import { AvailabilityChanges } from './routes/services/fullParts';
 import { createLimits } from './plugins/sharedLimits';
-import { admitter, type Admit } from './plugins/rateLimit';
+import type { Admit } from './plugins/rateLimit';
 import publicPageRoutes from './routes/publicPages';
 import { registerRoutes } from './routes';
 import { WebhookDispatcher } from './integrations/webhooks';
@@ -143,10 +143,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onReady', async () => upkeep.start(config.EMBEDDED_UPKEEP_SECONDS * 1000));
     app.addHook('preClose', async () => upkeep.stop());
   }
-  const limits = await createLimits(config, options.database, RATE_WINDOW_MS, () => app.log);
+  const limits = await createLimits(config, options.database, RATE_WINDOW_MS);
   app.addHook('onClose', () => limits.close());
   app.decorate('loginLimiter', limits.loginThrottle);
-  app.decorate('publicLimit', limits.publicPages ? admitter(limits.publicPages, config.PUBLIC_RATE_LIMIT, RATE_WINDOW_MS) : null);
+  app.decorate('publicLimit', limits.publicPages?.admit ?? null);
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     if (req.url.startsWith('/api/')) {
@@ -165,8 +165,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     hotReads.limit = limits.api.take;
     await app.register(rateLimit, {
       store: limits.api.Store,
-      // Redis away: calls go on unlimited rather than all failing (sign-ins still fail closed).
-      skipOnError: limits.kind === 'redis',
+      // The shared store away: its counters count in the process meanwhile (the library's insurance
+      // limiter); should that fail too, calls go on unlimited rather than all failing.
+      skipOnError: true,
       global: true,
       hook: 'preHandler',
       max: config.API_RATE_LIMIT,

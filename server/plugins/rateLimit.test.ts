@@ -4,18 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REDIS_URL, useTestRedis } from '../test/redis';
 import type { Database } from '../db';
 import { openTestDatabase } from '../test/db';
-import { postgresRateLimiter, redisRateLimiter } from './rateLimit';
-import { postgresSync, SyncedCounters, type SyncFn } from './syncedCounters';
+import { apiRateLimiter, type ApiRateLimiter } from './rateLimit';
+import { memoryLimiters, postgresLimiters, redisLimiters, type LimiterFactory } from './sharedLimits';
 
 /**
- * The API rate limit's shared stores. Two stores on one database stand for two server processes.
- * The PostgreSQL store runs on the test database (the embedded one, or PostgreSQL with
- * TEST_DATABASE_URL); the Redis store runs when TEST_REDIS_URL names a Redis (e.g.
+ * The API rate limit over rate-limiter-flexible's counters. Two limiters on one store stand for
+ * two server processes. The PostgreSQL store runs on the test database (the embedded one, or
+ * PostgreSQL with TEST_DATABASE_URL); the Redis store runs when TEST_REDIS_URL names a Redis (e.g.
  * redis://127.0.0.1:6379), in a key prefix of its own.
  */
-const WINDOW = 60_000;
-/** No timer in these tests: each sync is asked for, so what a process has seen is exact. */
-const NEVER = 3_600_000;
+const WINDOW_S = 60;
 
 let database: Database;
 let dispose: () => Promise<void>;
@@ -25,161 +23,99 @@ beforeAll(async () => {
 afterAll(() => dispose());
 
 let unique = 0;
-const caller = () => `u:test-${process.pid}-${unique++}`;
+const caller = () => `u:test-${process.pid}-${Date.now()}-${unique++}`;
 
-async function sharedCount(key: string): Promise<number | undefined> {
-  const res = await database.db.execute(sql`select count from rate_limit_counters where key = ${key}`);
-  return (res as unknown as { rows: { count: number }[] }).rows[0]?.count;
+const limiterOn = (limiters: LimiterFactory, max: number) => apiRateLimiter(limiters('rate-limit', max, WINDOW_S, { insured: true }), max);
+const storeOf = (limiter: ApiRateLimiter) => new limiter.Store({} as never) as FastifyRateLimitStore;
+const incr = (store: FastifyRateLimitStore, key: string, max: number) =>
+  new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr(key, (err, res) => (err ? reject(err) : resolve(res!)), WINDOW_S * 1000, max));
+/** Waits until `check` holds: the hot reads' counts reach the store without being waited for. */
+async function eventually(check: () => Promise<boolean>) {
+  const deadline = Date.now() + 2000;
+  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  expect(await check()).toBe(true);
 }
 
-/** Two "processes" counting through the database, on a clock the test moves by hand. */
-function twoProcesses(options: { batch?: number; sync?: SyncFn } = {}) {
-  const clock = { t: 10_000_000 };
-  const make = () =>
-    new SyncedCounters(options.sync ?? postgresSync(database.db, WINDOW), WINDOW, { intervalMs: NEVER, batch: options.batch, now: () => clock.t });
-  return { a: make(), b: make(), clock };
+function behaviour(name: string, limitersOf: () => LimiterFactory) {
+  describe(`API rate limit on ${name}`, () => {
+    /** The caller's count in the store, as any process reads it. */
+    const counted = async (key: string) => (await limitersOf()('rate-limit', 1, WINDOW_S).get(key))?.consumedPoints ?? 0;
+
+    it("counts every process's calls in one count, exactly", async () => {
+      const a = storeOf(limiterOn(limitersOf(), 5));
+      const b = storeOf(limiterOn(limitersOf(), 5));
+      const key = caller();
+      await incr(a, key, 5);
+      await incr(a, key, 5);
+      expect((await incr(b, key, 5)).current).toBe(3);
+      const all = await Promise.all(Array.from({ length: 6 }, (_, i) => incr(i % 2 ? a : b, key, 5)));
+      expect(all.map((w) => w.current).sort((x, y) => x - y)).toEqual([4, 5, 6, 7, 8, 9]);
+      expect(all.every((w) => w.ttl > (WINDOW_S - 5) * 1000 && w.ttl <= WINDOW_S * 1000)).toBe(true);
+      expect(await counted(key)).toBe(9);
+    });
+
+    it('lets the hot reads answer only for a caller it has heard of, from the last count plus the calls on their way', async () => {
+      const limiter = limiterOn(limitersOf(), 3);
+      const key = caller();
+      // Not heard of yet: the full route asks the store.
+      expect(limiter.take(key)).toBeUndefined();
+      expect(await counted(key)).toBe(0);
+      await incr(storeOf(limiter), key, 3);
+      expect(limiter.take(key)).toEqual({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '60' });
+      expect(limiter.take(key)?.['x-ratelimit-remaining']).toBe('0');
+      expect(limiter.take(key)).toBeUndefined();
+      // Every hot read is counted in the store too: the first at once, the two that came meanwhile together.
+      await eventually(async () => (await counted(key)) === 4);
+    });
+
+    it('answers the public pages whether a call is admitted, and how long to wait when not', async () => {
+      const limiter = limiterOn(limitersOf(), 2);
+      const key = caller();
+      expect((await limiter.admit(key)).admitted).toBe(true);
+      expect((await limiter.admit(key)).admitted).toBe(true);
+      const third = await limiter.admit(key);
+      expect(third.admitted).toBe(false);
+      expect(third.retryAfterSeconds).toBeGreaterThan(WINDOW_S - 5);
+      expect(third.retryAfterSeconds).toBeLessThanOrEqual(WINDOW_S);
+    });
+  });
 }
 
-describe('API rate limit counted in the process and synced through PostgreSQL', () => {
-  it('answers each call at once from the process, without waiting for the database', async () => {
-    const { a } = twoProcesses();
-    const key = caller();
-    expect([1, 2, 3].map(() => a.incr(key).current)).toEqual([1, 2, 3]);
-    expect(a.incr(key).ttl).toBe(WINDOW);
-    expect(await sharedCount(key)).toBeUndefined();
-    await a.flush();
-    expect(await sharedCount(key)).toBe(4);
-  });
+/** One counter in memory for both "processes": what one process holds, as the embedded database's server does. */
+const inProcess = memoryLimiters('rate-limit', 1, WINDOW_S);
+behaviour('the process (the embedded database)', () => () => inProcess);
+behaviour(`PostgreSQL (${process.env.TEST_DATABASE_URL ? 'server' : 'embedded'})`, () => postgresLimiters(database.db));
 
-  it("adds both processes' calls into one count, which each sees after its next sync", async () => {
-    const { a, b } = twoProcesses();
-    const key = caller();
-    for (let i = 0; i < 5; i++) a.incr(key);
-    for (let i = 0; i < 3; i++) b.incr(key);
-    await a.flush();
-    await b.flush();
-    // b's sync brought back a's calls; a has not synced since b's.
-    expect(b.read(key).current).toBe(8);
-    expect(a.read(key).current).toBe(5);
-    expect(a.incr(key).current).toBe(6);
-    await a.flush();
-    expect(a.read(key).current).toBe(9);
-    expect(await sharedCount(key)).toBe(9);
-  });
+describe.skipIf(!TEST_REDIS_URL)('Redis (TEST_REDIS_URL)', () => {
+  const { redis, prefix } = useTestRedis();
+  behaviour('Redis', () => redisLimiters(redis(), prefix));
 
-  it('ends the window at the same moment in every process, and begins a new one with the calls sent', async () => {
-    const { a, b, clock } = twoProcesses();
+  it("keeps a caller's count in one Redis key that ends with the window", async () => {
     const key = caller();
-    a.incr(key);
-    await a.flush();
-    clock.t += 20_000;
-    expect(b.incr(key).ttl).toBe(WINDOW);
-    await b.flush();
-    // The window a began is the shared one: b now ends it with a, 40 s from now.
-    expect(b.read(key)).toEqual({ current: 2, ttl: 40_000 });
-    clock.t += 40_000;
-    expect(b.incr(key)).toEqual({ current: 1, ttl: WINDOW });
-    await b.flush();
-    expect(await sharedCount(key)).toBe(1);
-    a.incr(key);
-    await a.flush();
-    expect(a.read(key).current).toBe(2);
-  });
-
-  it('syncs at once when one caller has a batch of unsent calls', async () => {
-    const { a } = twoProcesses({ batch: 3 });
-    const key = caller();
-    a.incr(key);
-    a.incr(key);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await sharedCount(key)).toBeUndefined();
-    a.incr(key);
-    // The third call started a sync; flush() waits for the one under way.
-    await a.flush();
-    expect(await sharedCount(key)).toBe(3);
-  });
-
-  it('keeps its calls when a sync fails, says so once, and sends them with the next one', async () => {
-    let failing = true;
-    const errors: unknown[] = [];
-    const real = postgresSync(database.db, WINDOW);
-    const sync: SyncFn = (batch, now) => (failing ? Promise.reject(new Error('database away')) : real(batch, now));
-    const counters = new SyncedCounters(sync, WINDOW, { intervalMs: NEVER, onError: (err) => errors.push(err) });
-    const key = caller();
-    counters.incr(key);
-    await counters.flush();
-    counters.incr(key);
-    await counters.flush();
-    expect(errors).toHaveLength(1);
-    expect(counters.read(key).current).toBe(2);
-    failing = false;
-    await counters.flush();
-    expect(await sharedCount(key)).toBe(2);
-  });
-
-  it('sends what is left when it closes', async () => {
-    const { a } = twoProcesses();
-    const key = caller();
-    a.incr(key);
-    await a.close();
-    expect(await sharedCount(key)).toBe(1);
-  });
-
-  it('forgets the oldest callers past its cap', () => {
-    const counters = new SyncedCounters(async () => [], WINDOW, { intervalMs: NEVER, maxCounters: 2 });
-    for (const key of ['x', 'y', 'z']) counters.incr(key);
-    expect(counters.size).toBe(2);
-    expect(counters.read('x').current).toBe(0);
-  });
-
-  it('shares one count between the plugin and the hot reads, both answered before incr returns', async () => {
-    const limiter = postgresRateLimiter(database.db, 3, WINDOW, { intervalMs: NEVER });
-    const store = new limiter.Store({});
-    const key = caller();
-    let answered: { current: number; ttl: number } | undefined;
-    store.incr(key, (_err, res) => (answered = res), WINDOW, 3);
-    expect(answered?.current).toBe(1);
-    expect(limiter.take(key)).toEqual({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '60' });
-    expect(limiter.take(key)?.['x-ratelimit-remaining']).toBe('0');
-    expect(limiter.take(key)).toBeUndefined();
-    await limiter.close();
-    expect(await sharedCount(key)).toBe(4);
+    await incr(storeOf(limiterOn(redisLimiters(redis(), prefix), 5)), key, 5);
+    expect(await redis().get(`${prefix}rate-limit:${key}`)).toBe('1');
+    expect(await redis().pttl(`${prefix}rate-limit:${key}`)).toBeGreaterThan((WINDOW_S - 5) * 1000);
   });
 });
 
-describe.skipIf(!TEST_REDIS_URL)('API rate limit in Redis (TEST_REDIS_URL)', () => {
-  const { redis, prefix } = useTestRedis();
-
-  const incr = (store: FastifyRateLimitStore, key: string, max: number) =>
-    new Promise<{ current: number; ttl: number }>((resolve, reject) => store.incr(key, (err, res) => (err ? reject(err) : resolve(res!)), WINDOW, max));
-
-  it("counts every process's calls in one Redis key", async () => {
-    const a = new (redisRateLimiter(redis(), 5, WINDOW, prefix).Store)({});
-    const b = new (redisRateLimiter(redis(), 5, WINDOW, prefix).Store)({});
+describe('PostgreSQL store', () => {
+  it("keeps a caller's count in one row of rate_limits that ends with the window", async () => {
     const key = caller();
-    await incr(a, key, 5);
-    await incr(a, key, 5);
-    expect((await incr(b, key, 5)).current).toBe(3);
-    expect(Number(await redis().get(prefix + key))).toBe(3);
-    const ttl = await redis().pttl(prefix + key);
-    expect(ttl).toBeGreaterThan(WINDOW - 5000);
+    await incr(storeOf(limiterOn(postgresLimiters(database.db), 5)), key, 5);
+    const res = await database.db.execute(sql`select points, expire from rate_limits where key = ${`rate-limit:${key}`}`);
+    const [row] = (res as unknown as { rows: { points: number; expire: string }[] }).rows;
+    expect(row!.points).toBe(1);
+    expect(Number(row!.expire) - Date.now()).toBeGreaterThan((WINDOW_S - 5) * 1000);
   });
+});
 
-  it('lets the hot reads answer only for a caller it has heard of, from what Redis said plus the calls on their way', async () => {
-    const limiter = redisRateLimiter(redis(), 3, WINDOW, prefix);
-    const store = new limiter.Store({});
+describe('a shared store that is away', () => {
+  it('counts in the process meanwhile (the insurance counter), so the limit still holds per process', async () => {
+    const away = { $client: { query: () => Promise.reject(new Error('database away')) } } as unknown as Database['db'];
+    const limiter = limiterOn(postgresLimiters(away), 2);
     const key = caller();
-    // Not heard of yet: the full route asks Redis.
-    expect(limiter.take(key)).toBeUndefined();
-    expect(await redis().get(prefix + key)).toBeNull();
-    await incr(store, key, 3);
-    expect(limiter.take(key)?.['x-ratelimit-remaining']).toBe('1');
-    expect(limiter.take(key)?.['x-ratelimit-remaining']).toBe('0');
-    expect(limiter.take(key)).toBeUndefined();
-    // Every hot read is sent to Redis too: the first at once, the two that came meanwhile together.
-    const deadline = Date.now() + 2000;
-    while (Number(await redis().get(prefix + key)) < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(Number(await redis().get(prefix + key))).toBe(4);
-    expect(await redis().pttl(prefix + key)).toBeGreaterThan(WINDOW - 5000);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push((await limiter.admit(key)).admitted);
+    expect(answers).toEqual([true, true, false]);
   });
 });

@@ -1,33 +1,53 @@
-import { createRequire } from 'node:module';
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { Redis } from 'ioredis';
-import type { Db } from '../db/client';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { HotLimit } from './hotReads';
-import { MAX_COUNTERS, postgresSync, PRUNE_EVERY_MS, SYNC_BATCH_SHARE, SyncedCounters, type Window } from './syncedCounters';
 
-/** @fastify/rate-limit's own stores: the in-memory one calls back before `incr` returns. */
-const require = createRequire(import.meta.url);
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean) => FastifyRateLimitStore;
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  redis: Redis,
-  key?: string,
-) => FastifyRateLimitStore;
-
-type IncrCallback = (err: Error | null, res?: Window) => void;
+/** A caller's calls in its window, and the milliseconds left of it (as @fastify/rate-limit's stores answer). */
+type Window = { current: number; ttl: number };
 
 /**
- * The API rate limit's store, shared by the rate-limit plugin and the hot reads, so a caller's
- * requests count once whichever path answers them. `Store` is what the plugin instantiates (it
- * gets the shared instance); `take` counts a request at once and answers the plugin's headers, or
- * undefined when the request must take the full route (the caller is over the limit, and the full
- * route answers the 429, or the store cannot tell without waiting). `close` ends background work.
+ * The API rate limit over a counter of rate-limiter-flexible, shared by the rate-limit plugin and
+ * the hot reads, so a caller's requests count once whichever path answers them. `Store` is what
+ * the plugin instantiates; `take` counts a request at once and answers the plugin's headers, or
+ * undefined when the request must take the full route (the caller is over the limit, or this
+ * process has not heard of it yet). `admit` counts a call outside the plugin (the public pages).
  */
 export interface ApiRateLimiter {
   Store: FastifyRateLimitStoreCtor;
   take: HotLimit;
-  close(): Promise<void>;
+  admit: Admit;
+  limiter: RateLimiterAbstract;
+}
+
+/** Whether a call is admitted, and when its caller may call again when it is not. */
+export type Admit = (key: string) => Promise<{ admitted: boolean; retryAfterSeconds: number }>;
+
+/** Callers a process keeps what it heard for; past it the oldest are forgotten first. */
+export const MAX_HEARD = 100_000;
+/** How often a process forgets the callers whose window ended. */
+const PRUNE_EVERY_MS = 1000;
+
+/** What this process last heard from the counter about a caller, and its calls not answered yet. */
+interface Heard {
+  current: number;
+  resetAt: number;
+  /** Calls sent to the counter and not answered yet. */
+  inFlight: number;
+  /** Hot reads counted here, waiting for the hot consume under way to be answered. */
+  unsent: number;
+  hotSending: boolean;
+}
+
+/**
+ * The counter's answer to a consume, whether it admitted the points or not: the library rejects
+ * with its result when the points went past the limit (they are counted all the same), and with an
+ * error when the store failed.
+ */
+export function consumed(limiter: RateLimiterAbstract, key: string, points = 1, options?: Record<string, unknown>): Promise<RateLimiterRes> {
+  return limiter.consume(key, points, options).catch((err: unknown) => {
+    if (err instanceof RateLimiterRes) return err;
+    throw err;
+  });
 }
 
 function limitHeaders(max: number, window: Window): Record<string, string> {
@@ -38,98 +58,15 @@ function limitHeaders(max: number, window: Window): Record<string, string> {
   };
 }
 
-/** The plugin calls `new Store(options)`; a constructor that returns an object hands out that object. */
-function constructorOf(store: FastifyRateLimitStore): FastifyRateLimitStoreCtor {
-  function Store(): FastifyRateLimitStore {
-    return store;
-  }
-  return Store as unknown as FastifyRateLimitStoreCtor;
-}
-
-/** In the process (the embedded database, which serves one process): @fastify/rate-limit's store. */
-export function localRateLimiter(max: number, windowMs: number): ApiRateLimiter {
-  const store = new LocalStore(false, false);
-  const take = (key: string): Record<string, string> | undefined => {
-    let window: Window | undefined;
-    store.incr(key, (_err, res) => (window = res), windowMs, max);
-    if (!window || window.current > max) return undefined;
-    return limitHeaders(max, window);
-  };
-  return { Store: constructorOf(store), take, close: async () => {} };
-}
-
 /**
- * A store the plugin can use over synced counters: it answers before `incr` returns, like the
- * in-process one, so the plugin's hook and the hot reads never wait on the database. A route with
- * its own limit gets a child that counts under the route's name, in the same window.
+ * The full route waits for the counter (one atomic increment in the process, in PostgreSQL or in
+ * Redis). The hot reads answer from the HTTP server's request event and cannot wait: they admit a
+ * call on what the counter said about the caller's previous one plus the calls still on their
+ * way, and send their consumes without waiting, one at a time per caller (the calls that come
+ * meanwhile go with the next one, as one consume of several points). A caller this process has
+ * not heard of yet, or whose window ended, takes the full route.
  */
-function syncedStore(counters: SyncedCounters, prefix = ''): FastifyRateLimitStore & { read(key: string, cb: IncrCallback): void } {
-  return {
-    incr: (key, cb) => cb(null, counters.incr(prefix + key)),
-    read: (key, cb) => cb(null, counters.read(prefix + key)),
-    child: (route) => syncedStore(counters, `${prefix}${String(route.method)}${route.url}-`),
-  };
-}
-
-/**
- * Several processes on one PostgreSQL database: counted here, synced every `intervalMs` (100 ms) or
- * after a tenth of the limit of one caller's calls, whichever comes first.
- */
-export function postgresRateLimiter(
-  db: Db,
-  max: number,
-  windowMs: number,
-  options: { intervalMs?: number; onError?: (err: unknown) => void } = {},
-): ApiRateLimiter & { counters: SyncedCounters } {
-  const batch = Math.max(1, Math.ceil(max * SYNC_BATCH_SHARE));
-  const counters = new SyncedCounters(postgresSync(db, windowMs), windowMs, { ...options, batch }).start();
-  const take = (key: string) => {
-    const window = counters.incr(key);
-    return window.current > max ? undefined : limitHeaders(max, window);
-  };
-  return { Store: constructorOf(syncedStore(counters)), take, close: () => counters.close(), counters };
-}
-
-/** What this process last heard from Redis about a caller, and its calls Redis has not answered yet. */
-interface Heard {
-  current: number;
-  resetAt: number;
-  /** Calls sent to Redis and not answered yet. */
-  inFlight: number;
-  /** Hot reads counted here, waiting for the hot increment under way to be answered. */
-  unsent: number;
-  hotSending: boolean;
-}
-
-/**
- * The hot reads' increment: the same count and expiry as @fastify/rate-limit's Redis script, by
- * several calls at once. Answers the count and the milliseconds left in the window.
- */
-const INCR_BY = `
-local calls = tonumber(ARGV[2])
-local current = redis.call('INCRBY', KEYS[1], calls)
-local ttl = redis.call('PTTL', KEYS[1])
-if current == calls or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {current, ttl}
-`;
-type IncrByClient = Redis & { catalogRateIncrBy(key: string, windowMs: number, calls: number): Promise<[number, number]> };
-
-/**
- * Several processes on one Redis: @fastify/rate-limit's Redis store, one atomic increment per call
- * (the plugin's hook waits for it; Redis answers in well under a millisecond). The hot reads answer
- * from the HTTP server's request event and cannot wait: they admit a call on what Redis said about
- * the caller's previous one plus the calls still on their way, and send the increment without
- * waiting, one at a time per caller (the calls that come meanwhile go with the next one, so a busy
- * caller costs one command per round trip, not one per call). A caller this process has not heard
- * of yet, or whose window ended, takes the full route.
- */
-export function redisRateLimiter(redis: Redis, max: number, windowMs: number, prefix = 'catalog:rate-limit:'): ApiRateLimiter {
-  const store = new RedisStore(false, false, redis, prefix);
-  const client = redis as IncrByClient;
-  if (!('catalogRateIncrBy' in redis)) redis.defineCommand('catalogRateIncrBy', { numberOfKeys: 1, lua: INCR_BY });
+export function apiRateLimiter(limiter: RateLimiterAbstract, max: number): ApiRateLimiter {
   const heard = new Map<string, Heard>();
   let lastPrune = 0;
   const entryOf = (key: string): Heard => {
@@ -142,50 +79,49 @@ export function redisRateLimiter(redis: Redis, max: number, windowMs: number, pr
     if (!entry) {
       entry = { current: 0, resetAt: 0, inFlight: 0, unsent: 0, hotSending: false };
       heard.set(key, entry);
-      while (heard.size > MAX_COUNTERS) heard.delete(heard.keys().next().value!);
+      while (heard.size > MAX_HEARD) heard.delete(heard.keys().next().value!);
     }
     return entry;
   };
-  const heardFrom = (h: Heard, current: number, ttl: number) => {
-    h.current = current;
-    h.resetAt = Date.now() + ttl;
+  const heardFrom = (h: Heard, res: RateLimiterRes) => {
+    h.current = res.consumedPoints;
+    h.resetAt = Date.now() + res.msBeforeNext;
   };
-  const incr = (key: string, cb: IncrCallback, timeWindow = windowMs, limit = max) => {
+  /** Counts `points` calls of `key` and answers the caller's window as the counter tells it. */
+  const count = async (key: string, points: number, options?: Record<string, unknown>): Promise<Window> => {
     const h = entryOf(key);
-    h.inFlight++;
-    store.incr(
-      key,
-      (err, res) => {
-        h.inFlight--;
-        if (!err && res) heardFrom(h, res.current, res.ttl);
-        cb(err, res);
-      },
-      timeWindow,
-      limit,
-    );
+    h.inFlight += points;
+    try {
+      const res = await consumed(limiter, key, points, options);
+      heardFrom(h, res);
+      return { current: res.consumedPoints, ttl: res.msBeforeNext };
+    } finally {
+      h.inFlight -= points;
+    }
   };
+  const store = (prefix: string): FastifyRateLimitStore => ({
+    incr: (key, cb, timeWindow) => {
+      // A route of its own time window counts under its own name, from its first call.
+      const options = prefix && timeWindow !== limiter.duration * 1000 ? { customDuration: Math.ceil(timeWindow / 1000) } : undefined;
+      count(prefix + key, 1, options).then(
+        (window) => cb(null, window),
+        (err: unknown) => cb(err as Error),
+      );
+    },
+    child: (route) => store(`${prefix}${String(route.method)}${route.url}-`),
+  });
+  const shared = store('');
   const sendHot = (key: string, h: Heard) => {
     const calls = h.unsent;
     h.unsent = 0;
-    h.inFlight += calls;
     h.hotSending = true;
-    client
-      .catalogRateIncrBy(prefix + key, windowMs, calls)
-      .then(
-        ([current, ttl]) => heardFrom(h, current, ttl),
-        // Redis away: the calls were admitted; the full route (which goes on unlimited) takes over
-        // once this window ends.
-        () => {},
-      )
+    count(key, calls)
+      // The counter away: the calls were admitted; the full route takes over once this window ends.
+      .catch(() => {})
       .finally(() => {
-        h.inFlight -= calls;
         h.hotSending = false;
         if (h.unsent > 0) sendHot(key, h);
       });
-  };
-  const shared: FastifyRateLimitStore = {
-    incr,
-    child: (route) => store.child(route),
   };
   const take = (key: string) => {
     const h = heard.get(key);
@@ -193,33 +129,22 @@ export function redisRateLimiter(redis: Redis, max: number, windowMs: number, pr
     if (!h || now >= h.resetAt) return undefined;
     h.unsent++;
     if (!h.hotSending) sendHot(key, h);
-    // What Redis last said, plus every call it has not answered yet, this one included.
+    // What the counter last said, plus every call it has not answered yet, this one included.
     const window = { current: h.current + h.inFlight + h.unsent, ttl: h.resetAt - now };
     return window.current > max ? undefined : limitHeaders(max, window);
   };
-  return { Store: constructorOf(shared), take, close: async () => {} };
-}
-
-/** Whether a call is admitted, and when its caller may call again when it is not. */
-export type Admit = (key: string) => Promise<{ admitted: boolean; retryAfterSeconds: number }>;
-
-/**
- * Counts calls against a limiter's store outside the rate-limit plugin (the public pages, which are
- * not API calls): the same stores, so every process on one database or Redis counts as one.
- */
-export function admitter(limiter: ApiRateLimiter, max: number, windowMs: number): Admit {
-  const store = new (limiter.Store as unknown as new (options: unknown) => FastifyRateLimitStore)({});
-  return (key) =>
-    new Promise((resolve) => {
-      store.incr(
-        key,
-        (err, res) => {
-          // A store that cannot answer lets the call through, as the API limit does with Redis away.
-          if (err || !res) return resolve({ admitted: true, retryAfterSeconds: 0 });
-          resolve({ admitted: res.current <= max, retryAfterSeconds: Math.max(1, Math.ceil(res.ttl / 1000)) });
-        },
-        windowMs,
-        max,
-      );
-    });
+  const admit: Admit = async (key) => {
+    try {
+      const window = await count(key, 1);
+      return { admitted: window.current <= max, retryAfterSeconds: Math.max(1, Math.ceil(window.ttl / 1000)) };
+    } catch {
+      // A store that cannot answer lets the call through, as the API limit does.
+      return { admitted: true, retryAfterSeconds: 0 };
+    }
+  };
+  function Store(): FastifyRateLimitStore {
+    return shared;
+  }
+  // The plugin calls `new Store(options)`; a constructor that returns an object hands out that object.
+  return { Store: Store as unknown as FastifyRateLimitStoreCtor, take, admit, limiter };
 }

@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /*
  * State that several server processes on one PostgreSQL database must agree on
@@ -18,28 +18,13 @@ export const serverSettings = pgTable('server_settings', {
 });
 
 /**
- * Sign-in throttling: the failures and pending attempts of one key (an account and address pair,
- * an address, or an account), as in server/auth/loginLimiter.ts. A row whose lists are empty is
- * deleted; `expires_at` is when its newest entry leaves the window, for pruning.
+ * The counts of the API rate limit, the public pages' limit and sign-in throttling on PostgreSQL:
+ * the table rate-limiter-flexible's RateLimiterPostgres reads and writes (one row per key, points
+ * in the window and the window's end in milliseconds), created here so the application role needs
+ * no right to create tables (docs/decisions/0178-limits-from-a-library.md).
  */
-export const loginThrottle = pgTable(
-  'login_throttle',
-  {
-    key: text('key').primaryKey(),
-    failures: bigint('failures', { mode: 'number' }).array().notNull(),
-    pending: bigint('pending', { mode: 'number' }).array().notNull(),
-    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
-  },
-  (t) => [index('login_throttle_expires_idx').on(t.expiresAt)],
-);
-
-/** The API rate limit: each caller's count in its current window, added to by every process. */
-export const rateLimitCounters = pgTable(
-  'rate_limit_counters',
-  {
-    key: text('key').primaryKey(),
-    windowStart: bigint('window_start', { mode: 'number' }).notNull(),
-    count: integer('count').notNull(),
-  },
-  (t) => [index('rate_limit_counters_window_idx').on(t.windowStart)],
-);
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  points: integer('points').notNull().default(0),
+  expire: bigint('expire', { mode: 'number' }),
+});
