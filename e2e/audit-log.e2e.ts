@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage, signIn } from './fixtures';
 import { adminApi, openCatalog, seedService, unique } from './catalogHelpers';
 import { cellButton, timelineOf } from './gridHelpers';
 
@@ -77,9 +77,7 @@ test.describe('Audit log', () => {
     const failed = await request.post('/api/auth/login', { data: { email: stranger, password: 'not-a-password' } });
     expect(failed.status()).toBe(401);
 
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
-    await page.goto('/super-admin');
+    await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
     const section = page.getByRole('region', { name: 'Audit Log' });
     await expect(section.getByRole('heading', { name: 'Audit Log' })).toBeVisible();
 

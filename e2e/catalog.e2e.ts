@@ -1,5 +1,5 @@
 import { mkdirSync, copyFileSync } from 'node:fs';
-import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, signIn } from './fixtures';
 import { adminApi, moveDownByKeyboard, openCatalog, row, rowTitles, seedService, unique } from './catalogHelpers';
 
 test.describe('Catalog', () => {
@@ -311,8 +311,7 @@ test.describe('Catalog', () => {
     }));
     for (let i = 0; i < specs.length; i += 25) await Promise.all(specs.slice(i, i + 25).map((body) => api.send('POST', '/aspects', body)));
 
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+    await signIn(page, ADMIN.email, ADMIN.password);
     const started = Date.now();
     await page.goto(`/catalog/${service.id}`);
     // The heading row, then 12 category rows and their 600 aspects' rows, those not in the page included.
@@ -331,16 +330,14 @@ test.describe('Catalog', () => {
   });
 
   test('an unknown service says so', async ({ page }) => {
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
-    await page.goto('/catalog/00000000-0000-0000-0000-000000000000');
+    await signIn(page, ADMIN.email, ADMIN.password, '/catalog/00000000-0000-0000-0000-000000000000');
     await expect(page.getByText('Service not found')).toBeVisible();
     await page.getByRole('link', { name: /Back/ }).click();
     await expect(page).toHaveURL(/\/$/);
   });
 
   test('the Demo roadmap, for the screenshot', async ({ page }) => {
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await signIn(page, ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Demo', exact: true }).click();
     await expect(page.getByTestId('roadmap-table')).toBeVisible();
     await expect(row(page, 'Disaster recovery drill').getByText('Private')).toBeVisible();

@@ -1,5 +1,5 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
-import { expect, ADMIN, FIRST_TENANT, apiAs, loginThroughPage } from './fixtures';
+import { expect, ADMIN, apiAs, signIn } from './fixtures';
 
 /** Seeding and lookups shared by the catalog journeys. */
 export const unique = () => `${Date.now()}${Math.floor(Math.random() * 1000)}`;
@@ -35,9 +35,7 @@ export async function adminApi(request: APIRequestContext) {
 }
 
 export async function openCatalog(page: Page, serviceId: string, email = ADMIN.email, password = ADMIN.password) {
-  await loginThroughPage(page, email, password);
-  await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
-  await page.goto(`/catalog/${serviceId}`);
+  await signIn(page, email, password, `/catalog/${serviceId}`);
   await expect(page.getByTestId('roadmap-table')).toBeVisible();
 }
 

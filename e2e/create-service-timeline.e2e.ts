@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, expectAccessible, signIn } from './fixtures';
 import { adminApi, unique } from './catalogHelpers';
 import { addQuarters, defaultTimeline } from '../common/quarters';
 
@@ -6,8 +6,7 @@ test.describe('Create Service: the timeline', () => {
   test('the timeline starts at the current quarter and the seven after, and the chosen first and last quarter make the service', async ({ page, request }) => {
     const api = await adminApi(request);
     const start = defaultTimeline();
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+    await signIn(page, ADMIN.email, ADMIN.password);
     await page.getByRole('button', { name: '+ New Service' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create Service' });
     const first = dialog.getByRole('combobox', { name: 'Timeline first quarter' });

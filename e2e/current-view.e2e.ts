@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { test, expect, ADMIN, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, apiAs, expectAccessible, signIn } from './fixtures';
 import { adminApi, openCatalog, row, seedService, unique, type Api } from './catalogHelpers';
 
 /** A service whose aspects differ by quarter: 'Mobile app' is Beta now and Pilot two quarters on. */
@@ -186,7 +186,7 @@ test.describe('Current view', () => {
   });
 
   test('the Demo service describes itself in plain text', async ({ page }) => {
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
+    await signIn(page, ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Demo', exact: true }).click();
     await expect(page.locator('.page-description')).toHaveText(/^An example service/);
     await page.getByRole('link', { name: 'Settings' }).click();
@@ -207,9 +207,7 @@ test.describe('Current view', () => {
     // Started from another session of the same super admin: the panel's own session shows the note.
     const started = await admin.send('POST', '/impersonation/start', { userId: user.id, tenantId: tenant.id, reason: `Accessibility check ${u}` });
     try {
-      await loginThroughPage(page, ADMIN.email, ADMIN.password);
-      await expect(page).toHaveURL(/\/$/);
-      await page.goto('/super-admin');
+      await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
       const note = page.getByRole('alert').filter({ hasText: 'Currently impersonating' });
       await expect(note).toContainText(`Looked At ${u}`);
       await expectAccessible(page, 'super admin panel while impersonating');

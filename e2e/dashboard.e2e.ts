@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage, signIn } from './fixtures';
 import type { Page } from '@playwright/test';
 
 const unique = () => `${Date.now()}${Math.floor(Math.random() * 1000)}`;
@@ -18,8 +18,7 @@ async function makePng(page: Page): Promise<Buffer> {
 }
 
 async function signInAsAdmin(page: Page) {
-  await loginThroughPage(page, ADMIN.email, ADMIN.password);
-  await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+  await signIn(page, ADMIN.email, ADMIN.password);
 }
 
 function card(page: Page, name: string) {

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { test, expect, ADMIN, FIRST_TENANT, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, signIn } from './fixtures';
 import { adminApi, seedService, unique } from './catalogHelpers';
 
 /** The field and a margin around it, where a focus ring is drawn. */
@@ -48,8 +48,7 @@ async function expectVisibleFocus(page: Page, field: Locator, blur: () => Promis
 
 test.describe('Keyboard focus is visible on every field', () => {
   test('an invalid field in Create Service shows a focus ring, as a valid one does', async ({ page }) => {
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+    await signIn(page, ADMIN.email, ADMIN.password);
     await page.getByRole('button', { name: '+ New Service' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create Service' });
     const name = dialog.getByRole('textbox', { name: 'Name', exact: true });
@@ -74,9 +73,7 @@ test.describe('Keyboard focus is visible on every field', () => {
   test('a read-only field (Service Details slug) shows a focus ring', async ({ page, request }) => {
     const api = await adminApi(request);
     const { serviceId } = await seedService(api, `Focus ${unique()}`, []);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
-    await page.goto(`/catalog/${serviceId}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${serviceId}/settings`);
     const slug = page.getByRole('main').getByRole('textbox', { name: 'Slug', exact: true });
     await slug.focus();
     await expectVisibleFocus(page, slug, () => page.keyboard.press('Tab'));

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { test, expect, ADMIN, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, expectAccessible, signIn } from './fixtures';
 import { adminApi, openCatalog, seedService, unique } from './catalogHelpers';
 
 /** The question asked before typed work would be thrown away. */
@@ -206,9 +206,7 @@ test.describe('Forms keep typed work', () => {
   test('leaving Service Details with unsaved changes asks first, a reload too; without changes it leaves', async ({ page, request }) => {
     const api = await adminApi(request);
     const { serviceId } = await seedService(api, `Details ${unique()}`, [{ title: 'Search' }]);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL('/');
-    await page.goto(`/catalog/${serviceId}`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${serviceId}`);
     await page.getByRole('link', { name: 'Settings' }).click();
     const settingsUrl = page.url();
     const owner = page.getByRole('textbox', { name: 'Service Owner' });

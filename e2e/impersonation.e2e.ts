@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, apiAs, expectAccessible, loginThroughPage, signIn } from './fixtures';
 import type { Page } from '@playwright/test';
 
 /** The session id (`jti`) of the token the page keeps. */
@@ -26,8 +26,7 @@ test('a super admin confirms an impersonation with a reason, sees what the user 
   });
   const reason = `Support ticket ${u}`;
 
-  await loginThroughPage(page, ADMIN.email, ADMIN.password);
-  await expect(page).toHaveURL(/\/$/);
+  await signIn(page, ADMIN.email, ADMIN.password);
   const session = await storedSessionId(page);
   await page.goto('/super-admin');
   await page.getByLabel('Search users').fill(email);

@@ -1,4 +1,4 @@
-import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, scrollPanelUntil, seedUsers, test } from './fixtures';
+import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, scrollPanelUntil, seedUsers, test, signIn } from './fixtures';
 
 const COUNT = 300;
 
@@ -75,9 +75,7 @@ test.describe('large lists', () => {
     // The super admin panel's User Management searches every tenant's users on the server.
     await page.getByRole('button', { name: 'Log Out' }).click();
     await expect(page).toHaveURL(/\/login$/);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
-    await page.goto('/super-admin');
+    await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
     const users = page.getByRole('region', { name: 'User Management' });
     await expect(users.getByRole('row', { name: /Administrator/ })).toBeVisible();
     await expect(users.getByRole('row', { name: new RegExp(far) })).toHaveCount(0);

@@ -1,5 +1,5 @@
 import type { Browser, Page } from '@playwright/test';
-import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage, signIn } from './fixtures';
 import { adminApi, openCatalog, row, rowTitles, seedService, unique, type Api } from './catalogHelpers';
 
 /** Live updates arrive within a second; a little room for a busy machine. */
@@ -149,8 +149,7 @@ test.describe('Live updates', () => {
     const id = unique();
     const api = await adminApi(request);
     const { serviceId } = await seedService(api, `Details ${id}`, [{ title: 'Anything' }]);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+    await signIn(page, ADMIN.email, ADMIN.password);
     const opened = streamOpens(page);
     await page.goto(`/catalog/${serviceId}/settings`);
     const name = page.getByRole('textbox', { name: 'Name' });

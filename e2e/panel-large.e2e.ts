@@ -1,4 +1,4 @@
-import { ADMIN, apiAs, expect, expectAccessible, loginThroughPage, scrollPanelUntil, test } from './fixtures';
+import { ADMIN, apiAs, expect, expectAccessible, scrollPanelUntil, test, signIn } from './fixtures';
 
 const COUNT = 300;
 
@@ -25,9 +25,7 @@ test.describe('super admin panel with hundreds of tenants', () => {
     expect(last).toBe(`Zz Tenant 299 ${u}`);
     const far = `Zz Tenant 250 ${u}`;
 
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
-    await page.goto('/super-admin');
+    await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
     const section = page.getByRole('region', { name: 'Tenant Management' });
     const panel = section.getByRole('region', { name: 'Tenants', exact: true });
     await expect(panel.getByRole('row').nth(1)).toBeVisible();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { getDocumentProxy } from 'unpdf';
-import { ADMIN, apiAs, expect, FIRST_TENANT, loginThroughPage, test } from './fixtures';
+import { ADMIN, apiAs, expect, FIRST_TENANT, test, signIn } from './fixtures';
 
 /**
  * Printing (docs/decisions/0123-print.md): the catalog's roadmap and current views and the public
@@ -89,8 +89,7 @@ test('the roadmap and current views and the public page print cleanly on landsca
   await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Printed edition', visibility: 'public', note: '' });
   await api.send('PATCH', `/services/${service.id}/publish`);
 
-  await loginThroughPage(page, ADMIN.email, ADMIN.password);
-  await expect(page).toHaveURL('/');
+  await signIn(page, ADMIN.email, ADMIN.password);
   const chrome = ['Log Out', 'Search aspects', '+ Category', 'Settings'];
 
   await page.goto(`/catalog/${service.id}`);

@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, FIRST_TENANT, expectAccessible, signIn } from './fixtures';
 import { adminApi, seedService, unique } from './catalogHelpers';
 
 /** A published service's next snapshot is its next public edition, and one without any says so. */
@@ -19,9 +19,7 @@ test.describe('Public editions from Service Settings', () => {
       alerts.push(d.message());
       void d.accept();
     });
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
-    await page.goto(`/catalog/${service.id}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${service.id}/settings`);
     const hint = page.getByTestId('no-public-edition');
     await expect(hint).toContainText('No public edition yet');
     await expectAccessible(page, 'settings, no public edition yet');
@@ -40,9 +38,7 @@ test.describe('Public editions from Service Settings', () => {
   test('an unpublished service has no hint, and Create Snapshot starts at Internal', async ({ page, request }) => {
     const api = await adminApi(request);
     const { serviceId } = await seedService(api, `Unpublished ${unique()}`, []);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
-    await page.goto(`/catalog/${serviceId}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${serviceId}/settings`);
     await page.getByRole('button', { name: 'Create Snapshot' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create Snapshot' });
     await expect(dialog.getByLabel('Visibility', { exact: true })).toHaveValue('Internal');

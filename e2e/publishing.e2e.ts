@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import type { APIRequestContext } from '@playwright/test';
 import { quarterOf } from '../common/quarters';
-import { ADMIN, apiAs, expect, expectAccessible, FIRST_TENANT, loginThroughPage, test } from './fixtures';
+import { ADMIN, apiAs, expect, expectAccessible, FIRST_TENANT, loginThroughPage, test, signIn } from './fixtures';
 
 const uid = () => randomBytes(3).toString('hex');
 
@@ -36,9 +36,7 @@ test.describe('publishing', () => {
     const name = `Loans ${uid()}`;
     const { api, service } = await seedService(request, name);
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL('/');
-    await page.goto(`/catalog/${service.id}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${service.id}/settings`);
     const panel = page.getByRole('region', { name: 'Public page' });
     await expect(panel.getByText('Not published')).toBeVisible();
     const toggle = panel.getByRole('switch', { name: 'Publish this service' });
@@ -156,9 +154,7 @@ test.describe('publishing', () => {
     const { api, service, aspect, quarter } = await seedService(request, `Compare ${uid()}`);
     await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Plan', visibility: 'internal', note: '' });
     await api.send('POST', '/availabilities', { aspectId: aspect.id, timeBucket: quarter, value: 'Delayed' });
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL('/');
-    await page.goto(`/catalog/${service.id}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${service.id}/settings`);
     const group = page.getByRole('group', { name: 'Compare snapshots' });
     await group.getByRole('combobox', { name: 'Compare' }).click();
     await page.getByRole('option', { name: /^Plan \(internal/ }).click();
@@ -190,9 +186,7 @@ test.describe('publishing', () => {
     await api.send('POST', '/aspects', { serviceId: service.id, categoryId: extras.id, title: 'Self check-out', isPublic: true });
     await api.send('POST', '/snapshots', { serviceId: service.id, label: 'Winter', visibility: 'public', note: '' });
 
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL('/');
-    await page.goto(`/catalog/${service.id}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${service.id}/settings`);
     const group = page.getByRole('group', { name: 'Compare snapshots' });
     await group.getByRole('combobox', { name: 'Compare' }).click();
     await page.getByRole('option', { name: /^Autumn \(internal/ }).click();

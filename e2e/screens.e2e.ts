@@ -1,6 +1,6 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { ADMIN, apiAs, expect, loginThroughPage, test } from './fixtures';
+import { ADMIN, apiAs, expect, loginThroughPage, test, signIn } from './fixtures';
 import { seedService, unique } from './catalogHelpers';
 import { MAX_TOKEN_NAME_LENGTH } from '../common/schemas/integrations';
 
@@ -292,9 +292,7 @@ for (const screen of SCREENS) {
       // The super admin panel: tenants, users, audit log.
       await page.getByRole('button', { name: 'Log Out' }).click();
       await expect(page).toHaveURL(/\/login$/);
-      await loginThroughPage(page, ADMIN.email, ADMIN.password);
-      await expect(page).toHaveURL(/\/$/);
-      await page.goto('/super-admin');
+      await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
       await expect(page.getByRole('heading', { level: 1, name: 'Super Admin Panel' })).toBeVisible();
       await page.getByLabel('Search users').fill(w.target.email);
       const targetRow = page.getByRole('row', { name: new RegExp(w.target.email) });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
-import { ADMIN, apiAs, expect, expectAccessible, FIRST_TENANT, loginThroughPage, test } from './fixtures';
+import { ADMIN, apiAs, expect, expectAccessible, FIRST_TENANT, loginThroughPage, test, signIn } from './fixtures';
 
 /** A 1x1 transparent PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
@@ -50,9 +50,7 @@ async function newService(request: Parameters<typeof apiAs>[0], name: string) {
 }
 
 async function openSettings(page: Page, serviceId: string) {
-  await loginThroughPage(page, ADMIN.email, ADMIN.password);
-  await expect(page).toHaveURL('/');
-  await page.goto(`/catalog/${serviceId}/settings`);
+  await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${serviceId}/settings`);
   await expect(page.getByRole('tab', { name: 'Service Details' })).toBeVisible();
 }
 

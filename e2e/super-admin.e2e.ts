@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, FIRST_TENANT, apiAs, expectAccessible, loginThroughPage, signIn } from './fixtures';
 import { M } from '../common/messages';
 import { INTEGRATION_MESSAGES } from '../common/schemas/integrations';
 
@@ -10,8 +10,7 @@ test.describe('Super admin panel', () => {
     const u = unique();
     const tenantName = `Panel Tenant ${u}`;
     const email = `panel-user-${u}@example.com`;
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
+    await signIn(page, ADMIN.email, ADMIN.password);
     await page.getByRole('link', { name: 'Super Admin Panel' }).click();
     await expect(page).toHaveURL(/\/super-admin$/);
     await expect(page.getByRole('heading', { level: 1, name: 'Super Admin Panel' })).toBeVisible();
@@ -104,9 +103,7 @@ test.describe('Super admin panel', () => {
     const admin = await apiAs(request, ADMIN.email, ADMIN.password);
     await admin.send('POST', '/tenants', { name, slug: `doomed-${u}` });
 
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
-    await page.goto('/super-admin');
+    await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
     const row = page.getByRole('row', { name: new RegExp(name) });
     await row.getByRole('button', { name: 'Archive' }).click();
     const confirm = page.getByRole('dialog', { name: 'Archive Tenant' });
@@ -161,9 +158,7 @@ test.describe('Super admin panel', () => {
     const works = async (secret: string) => (await request.get('/api/services', { headers: { authorization: `Bearer ${secret}` } })).status();
     expect(await works(exporter.secret)).toBe(200);
 
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
-    await page.goto('/super-admin');
+    await signIn(page, ADMIN.email, ADMIN.password, '/super-admin');
     const section = page.getByRole('region', { name: 'API Tokens', exact: true });
     await expect(section.getByRole('heading', { name: 'API Tokens' })).toBeVisible();
 

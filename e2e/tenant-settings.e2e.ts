@@ -1,4 +1,4 @@
-import { test, expect, ADMIN, apiAs, expectAccessible, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, apiAs, expectAccessible, loginThroughPage, signIn } from './fixtures';
 import { M } from '../common/messages';
 
 test.describe('Tenant settings', () => {
@@ -70,9 +70,7 @@ test.describe('Tenant settings', () => {
 
   test('a super admin going to /tenant-settings lands on /', async ({ page }) => {
     test.setTimeout(90_000);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page).toHaveURL(/\/$/);
-    await page.goto('/tenant-settings');
+    await signIn(page, ADMIN.email, ADMIN.password, '/tenant-settings');
     await expect(page).toHaveURL(/\/$/);
   });
 });

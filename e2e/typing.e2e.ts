@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { test, expect, ADMIN, FIRST_TENANT, loginThroughPage } from './fixtures';
+import { test, expect, ADMIN, signIn } from './fixtures';
 import { adminApi, openCatalog, seedService, unique } from './catalogHelpers';
 
 /** One stop of a form's Tab order: a field and what is typed in it (null: passed over with Tab). */
@@ -33,8 +33,7 @@ test.describe('Typed text reaches its field', () => {
 
   test('Create Service and Service Details: every character typed field by field with Tab arrives', async ({ page, request }) => {
     const api = await adminApi(request);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
+    await signIn(page, ADMIN.email, ADMIN.password);
     await page.getByRole('button', { name: '+ New Service' }).click();
     const create = page.getByRole('dialog', { name: 'Create Service' });
     const slug = `m365-${unique()}`;
@@ -101,9 +100,7 @@ test.describe('Typed text reaches its field', () => {
   test('Create Snapshot: label and note keep every character', async ({ page, request }) => {
     const api = await adminApi(request);
     const { serviceId } = await seedService(api, `Snapshot typing ${unique()}`, [{ title: 'Mailbox' }]);
-    await loginThroughPage(page, ADMIN.email, ADMIN.password);
-    await expect(page.getByRole('heading', { level: 1, name: FIRST_TENANT.name })).toBeVisible();
-    await page.goto(`/catalog/${serviceId}/settings`);
+    await signIn(page, ADMIN.email, ADMIN.password, `/catalog/${serviceId}/settings`);
     await page.getByRole('button', { name: 'Create Snapshot' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create Snapshot' });
     await typeThrough(page, [

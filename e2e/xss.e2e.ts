@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import AxeBuilder from '@axe-core/playwright';
-import { ADMIN, apiAs, expect, loginThroughPage, test } from './fixtures';
+import { ADMIN, apiAs, expect, test, signIn } from './fixtures';
 import { gzipSync } from 'node:zlib';
 import { XSS_CORPUS } from '../server/test/security/xssCorpus';
 import { visitEveryRow } from './catalogHelpers';
@@ -111,7 +111,7 @@ test('hostile rich text written through the API never runs in the catalog, its e
   }
 
   const detector = await armDetector(page);
-  await loginThroughPage(page, ADMIN.email, ADMIN.password);
+  await signIn(page, ADMIN.email, ADMIN.password);
   await findOnDashboard(page, name);
   await expectNothingRan(page, detector, 'dashboard');
 
@@ -202,7 +202,7 @@ test('a hostile .catalog file imported through the API never runs in the catalog
   const { service } = await res.json();
 
   const detector = await armDetector(page);
-  await loginThroughPage(page, ADMIN.email, ADMIN.password);
+  await signIn(page, ADMIN.email, ADMIN.password);
   await findOnDashboard(page, `XSS import ${stamp}`);
   await page.goto(`/catalog/${service.id}`);
   await expect(page.getByTestId('roadmap-table')).toHaveAttribute('aria-rowcount', String(1 + 3 + XSS_CORPUS.length), { timeout: 20_000 });
