@@ -151,6 +151,15 @@ export function useSnapshots(serviceId: string, pageSize = 50) {
     getNextPageParam: (last) => last.next_before,
   });
 }
+/** Whether the service has any snapshot the caller may see; undefined while loading or when not asked (`enabled` false). */
+export function useHasSnapshot(serviceId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: [...settingsKeys.snapshots(serviceId), 'any'],
+    queryFn: () =>
+      request<{ snapshots: SnapshotSummary[] }>(`/snapshots/service/${serviceId}?limit=1`, { fallback: M.failedLoadData }).then((r) => r.snapshots.length > 0),
+    enabled,
+  }).data;
+}
 /** Whether the service has a public snapshot (an edition of its public page); undefined while loading. */
 export function useHasPublicEdition(serviceId: string) {
   return useQuery({

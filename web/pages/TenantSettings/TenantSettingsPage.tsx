@@ -80,6 +80,8 @@ export default function TenantSettingsPage() {
     [changeRole.mutate],
   );
 
+  // A tenant whose only member is its admin: inviting people is the next step (docs/decisions/0157).
+  const alone = !users.isLoading && !users.isError && !search && !users.hasNextPage && rows.every((r) => r.id === user?.id);
   const loadError = users.isError && !loadErrorDismissed ? messageOf(users.error, M.failedLoadUsers) : null;
 
   return (
@@ -103,6 +105,19 @@ export default function TenantSettingsPage() {
           </Title>
           <Button onClick={() => setAdding(true)}>+ Add User</Button>
         </Group>
+        {alone ? (
+          <Paper withBorder p="md" mb="md" data-testid="tenant-first-steps">
+            <Group justify="space-between" gap="sm" wrap="wrap">
+              <Text size="sm" style={{ flex: '1 1 20rem' }}>
+                You are the only member of {tenant?.name ?? 'this tenant'}. Invite the people who work on its services: add them by email with their role; they
+                join when they first sign in or accept.
+              </Text>
+              <Button variant="default" onClick={() => setAdding(true)}>
+                Invite people
+              </Button>
+            </Group>
+          </Paper>
+        ) : null}
         <SearchInput label="Search users" placeholder="Search users..." onSearch={setSearch} mb="sm" maw={360} />
         <TenantUserTable rows={rows} complete={!users.hasNextPage} onNearEnd={loadMore} onDelete={askDelete} onRoleChange={onRoleChange} selfId={user?.id} />
         {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
