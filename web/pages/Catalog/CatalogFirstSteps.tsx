@@ -31,7 +31,7 @@ export function CatalogFirstSteps({ service, categoryCount, aspectCount, permiss
   if (categoryCount === 0) {
     step = canEdit
       ? {
-          text: 'Start with a category: it groups the aspects this service offers, for example “Core Features”.',
+          text: 'Start with a category: it groups the aspects this service offers.',
           action: <Button onClick={onAddCategory}>Add a category</Button>,
         }
       : { text: 'The categories and aspects of this service appear here once an editor adds them.' };
