@@ -24,7 +24,13 @@ test.describe('First steps', () => {
     await steps.getByRole('button', { name: 'Create your first service' }).click();
     await expect(page.getByRole('dialog', { name: 'Create Service' })).toBeVisible();
     await page.keyboard.press('Escape');
+    // Inviting is one click away: Tenant Settings opens with its Add User form.
     await steps.getByRole('link', { name: 'Invite people' }).click();
+    await expect(page).toHaveURL(/\/tenant-settings\?invite$/);
+    const invite = page.getByRole('dialog', { name: 'Add User' });
+    await expect(invite.getByLabel('Email')).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(invite).toBeHidden();
     await expect(page).toHaveURL(/\/tenant-settings$/);
 
     await page.getByRole('button', { name: 'Log Out' }).click();

@@ -1,6 +1,6 @@
 import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { memo, useCallback, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { createTenantUserSchema } from '../../../common/schemas/users';
@@ -54,7 +54,13 @@ export default function TenantSettingsPage() {
   const changeRole = useChangeTenantUserRole();
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
-  const [adding, setAdding] = useState(false);
+  // `?invite` (the dashboard's "Invite people") opens Add User at once: inviting is one click from there too.
+  const [address, setAddress] = useSearchParams();
+  const [adding, setAdding] = useState(() => address.has('invite'));
+  const closeAdding = () => {
+    setAdding(false);
+    if (address.has('invite')) setAddress({}, { replace: true });
+  };
   const [deleting, setDeleting] = useState<TenantUser | null>(null);
 
   // Stable, so that the rows in the page are not rendered again on every keystroke of the search.
@@ -133,7 +139,7 @@ export default function TenantSettingsPage() {
         title="Add User"
         opened={adding}
         schema={createTenantUserSchema}
-        onClose={() => setAdding(false)}
+        onClose={closeAdding}
         onCreate={({ email, name, role, password }) => createUser.mutateAsync({ email, name, role, password })}
       />
       <ConfirmDialog
