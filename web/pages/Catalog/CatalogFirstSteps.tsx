@@ -22,21 +22,22 @@ interface Props {
  */
 export function CatalogFirstSteps({ service, categoryCount, aspectCount, permissions, onAddCategory, onAddAspect, onTakeSnapshot }: Props) {
   const live = !service.archived;
-  const canEdit = permissions.canEdit && live;
   const filled = categoryCount > 0 && aspectCount > 0;
   // Asked only when it decides something: a filled catalog, for those who may take snapshots.
   const hasSnapshot = useHasSnapshot(service.id, filled && live && permissions.canManageSettings);
+  // An archived service is read-only for everyone: it has no next step.
+  if (!live) return null;
 
   let step: { text: string; action?: ReactNode } | null = null;
   if (categoryCount === 0) {
-    step = canEdit
+    step = permissions.canEdit
       ? {
           text: 'Start with a category: it groups the aspects this service offers.',
           action: <Button onClick={onAddCategory}>Add a category</Button>,
         }
       : { text: 'The categories and aspects of this service appear here once an editor adds them.' };
   } else if (aspectCount === 0) {
-    if (canEdit)
+    if (permissions.canEdit)
       step = {
         text: 'Next, add an aspect: one thing this service offers, then what it offers in each quarter.',
         action: <Button onClick={onAddAspect}>Add an aspect</Button>,
