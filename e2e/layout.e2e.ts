@@ -37,7 +37,7 @@ async function cueCounts(page: Page) {
   return { text, more: more ? Number(more[1]) : 0, earlier: earlier ? Number(earlier[1]) : 0 };
 }
 
-/** The status and the edge cue say as many quarters are out of view as the panel really hides. */
+/** The status and the edge cues say as many quarters are out of view as the panel really hides. */
 async function expectCueMatches(page: Page, context: string) {
   await expect
     .poll(
@@ -48,10 +48,13 @@ async function expectCueMatches(page: Page, context: string) {
       { message: `${context}: the status counts the quarters out of view` },
     )
     .toBe(0);
-  const { more } = await cueCounts(page);
+  const { more, earlier } = await cueCounts(page);
   const edge = page.getByTestId('quarters-more-cue');
   if (more > 0) await expect(edge, context).toHaveText(`${more} more →`);
   else await expect(edge, context).toHaveCount(0);
+  const start = page.getByTestId('quarters-earlier-cue');
+  if (earlier > 0) await expect(start, context).toHaveText(`← ${earlier} earlier`);
+  else await expect(start, context).toHaveCount(0);
 }
 
 /**

@@ -151,6 +151,21 @@ export function useSnapshots(serviceId: string, pageSize = 50) {
     getNextPageParam: (last) => last.next_before,
   });
 }
+/**
+ * Whether the service has any snapshot the caller may see; undefined while loading or when not asked
+ * (`enabled` false). Snapshots are never deleted: once one is known, the catalog's writes (which
+ * refresh every query of the service) stop asking again.
+ */
+export function useHasSnapshot(serviceId: string, enabled: boolean) {
+  const queryKey = [...settingsKeys.snapshots(serviceId), 'any'];
+  const known = useQueryClient().getQueryData<boolean>(queryKey);
+  return useQuery({
+    queryKey,
+    queryFn: () =>
+      request<{ snapshots: SnapshotSummary[] }>(`/snapshots/service/${serviceId}?limit=1`, { fallback: M.failedLoadData }).then((r) => r.snapshots.length > 0),
+    enabled: enabled && known !== true,
+  }).data;
+}
 /** Whether the service has a public snapshot (an edition of its public page); undefined while loading. */
 export function useHasPublicEdition(serviceId: string) {
   return useQuery({

@@ -192,6 +192,20 @@ export const RoadmapTable = memo(function RoadmapTable({ serviceId, templates, g
         {status}
         <div className="roadmap-panel-wrap">
           {panel}
+          {view.before > 0 ? (
+            // The same at the left edge of the quarters, under the Aspect column, for those scrolled past.
+            <div
+              className="roadmap-more-cue roadmap-more-cue-before"
+              aria-hidden="true"
+              data-testid="quarters-earlier-cue"
+              style={{ left: view.quartersLeft, bottom: view.scrollbarBottom + 1 }}
+            >
+              {/* eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions */}
+              <span className="roadmap-more-cue-label" onClick={quarterScroll.previous}>
+                ← {view.before} earlier
+              </span>
+            </div>
+          ) : null}
           {view.after > 0 ? (
             // The edge of the panel says at once that more quarters lie to the right; the status above says it to assistive technology.
             <div

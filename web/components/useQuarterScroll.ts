@@ -8,12 +8,14 @@ export interface QuarterView {
   after: number;
   /** Whether the panel is scrolled sideways at all (the description can be out of view too). */
   scrolled: boolean;
+  /** Where the quarters' view begins within the panel: the right edge of the Aspect column. */
+  quartersLeft: number;
   /** The panel's scrollbars, so that the edge fade does not cover them. */
   scrollbarRight: number;
   scrollbarBottom: number;
 }
 
-const NONE: QuarterView = { before: 0, after: 0, scrolled: false, scrollbarRight: 0, scrollbarBottom: 0 };
+const NONE: QuarterView = { before: 0, after: 0, scrolled: false, quartersLeft: 0, scrollbarRight: 0, scrollbarBottom: 0 };
 
 /** Sub-pixel positions after a scroll can leave a column a fraction of a pixel past an edge. */
 const SLACK = 1;
@@ -24,7 +26,7 @@ function measure(panel: HTMLElement) {
   const left = panel.querySelector('thead .roadmap-aspect-col')?.getBoundingClientRect().right ?? box.left;
   const right = box.left + panel.clientLeft + panel.clientWidth;
   const columns = [...panel.querySelectorAll('thead .roadmap-bucket-col')].map((th) => th.getBoundingClientRect());
-  return { left, right, columns };
+  return { box, left, right, columns };
 }
 
 function same(a: QuarterView, b: QuarterView) {
@@ -32,6 +34,7 @@ function same(a: QuarterView, b: QuarterView) {
     a.before === b.before &&
     a.after === b.after &&
     a.scrolled === b.scrolled &&
+    a.quartersLeft === b.quartersLeft &&
     a.scrollbarRight === b.scrollbarRight &&
     a.scrollbarBottom === b.scrollbarBottom
   );
@@ -51,11 +54,12 @@ export function useQuarterScroll(quarterCount: number) {
     const panel = panelRef.current;
     if (!panel) return;
     lastLeft.current = panel.scrollLeft;
-    const { left, right, columns } = measure(panel);
+    const { box, left, right, columns } = measure(panel);
     const next: QuarterView = {
       before: columns.filter((c) => c.left < left - SLACK).length,
       after: columns.filter((c) => c.right > right + SLACK).length,
       scrolled: panel.scrollLeft > 0,
+      quartersLeft: Math.round(left - box.left),
       scrollbarRight: panel.offsetWidth - panel.clientWidth - 2 * panel.clientLeft,
       scrollbarBottom: panel.offsetHeight - panel.clientHeight - 2 * panel.clientTop,
     };

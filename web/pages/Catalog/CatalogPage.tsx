@@ -13,8 +13,10 @@ import { CatalogCurrentTable } from '../../components/CatalogCurrentTable';
 import { PageHeader } from '../../components/PageHeader';
 import { RoadmapTable, type RoadmapTableHandlers } from '../../components/RoadmapTable';
 import { useSession } from '../../session/SessionProvider';
+import { CreateSnapshotModal } from '../ServiceSettings/CreateSnapshotModal';
 import { CreateAspectModal, EditAspectModal } from './AspectModals';
 import { AvailabilityModal, type AvailabilityTarget } from './AvailabilityModal';
+import { CatalogFirstSteps } from './CatalogFirstSteps';
 import { CreateCategoryModal, EditCategoryModal } from './CategoryModals';
 import { filterCatalog, groupCatalog, type SearchableCatalog } from './catalogGroups';
 
@@ -126,6 +128,7 @@ export function CatalogPage() {
   const [editingCategory, setEditingCategory] = useState<Category | null>(null);
   const [editingAspect, setEditingAspect] = useState<Aspect | null>(null);
   const [availability, setAvailability] = useState<AvailabilityTarget | null>(null);
+  const [takingSnapshot, setTakingSnapshot] = useState(false);
 
   // A catalog that fails to load is only logged (spec section 8); the page says the service is not found.
   useEffect(() => {
@@ -258,6 +261,17 @@ export function CatalogPage() {
           ) : null}
         </Group>
 
+        {searchInput.trim() === '' ? (
+          <CatalogFirstSteps
+            service={service}
+            categoryCount={data.categories.length}
+            aspectCount={data.resolved_data.aspects.length}
+            permissions={data.permissions}
+            onAddCategory={() => setCreatingCategory(true)}
+            onAddAspect={() => setNewAspectCategory(orderedCategories[0]?.id ?? '')}
+            onTakeSnapshot={() => setTakingSnapshot(true)}
+          />
+        ) : null}
         <CatalogTables
           serviceId={service.id}
           templates={data.templates}
@@ -298,6 +312,9 @@ export function CatalogPage() {
             onClose={() => setAvailability(null)}
           />
         </>
+      ) : null}
+      {canOpenSettings && !archived ? (
+        <CreateSnapshotModal serviceId={service.id} published={service.published} opened={takingSnapshot} onClose={() => setTakingSnapshot(false)} />
       ) : null}
     </AppLayout>
   );

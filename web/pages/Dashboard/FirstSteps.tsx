@@ -22,7 +22,7 @@ export function FirstSteps({ onCreate }: { onCreate: () => void }) {
             <Group gap="sm">
               <Button onClick={onCreate}>Create your first service</Button>
               {rights.canOpenTenantSettings ? (
-                <Button component={Link} to="/tenant-settings" variant="default">
+                <Button component={Link} to="/tenant-settings?invite" variant="default">
                   Invite people
                 </Button>
               ) : null}
@@ -34,7 +34,7 @@ export function FirstSteps({ onCreate }: { onCreate: () => void }) {
             {rights?.canOpenTenantSettings ? (
               <>
                 {' '}
-                <Anchor component={Link} to="/tenant-settings">
+                <Anchor component={Link} to="/tenant-settings?invite">
                   Invite people
                 </Anchor>{' '}
                 to work on them.

@@ -1,6 +1,6 @@
 import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { memo, useCallback, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { M } from '../../../common/messages';
 import { messageOf } from '../../api/client';
 import { createTenantUserSchema } from '../../../common/schemas/users';
@@ -54,7 +54,13 @@ export default function TenantSettingsPage() {
   const changeRole = useChangeTenantUserRole();
   const [message, setMessage] = useState<string | null>(null);
   const [loadErrorDismissed, setLoadErrorDismissed] = useState(false);
-  const [adding, setAdding] = useState(false);
+  // `?invite` (the dashboard's "Invite people") opens Add User at once: inviting is one click from there too.
+  const [address, setAddress] = useSearchParams();
+  const [adding, setAdding] = useState(() => address.has('invite'));
+  const closeAdding = () => {
+    setAdding(false);
+    if (address.has('invite')) setAddress({}, { replace: true });
+  };
   const [deleting, setDeleting] = useState<TenantUser | null>(null);
 
   // Stable, so that the rows in the page are not rendered again on every keystroke of the search.
@@ -80,6 +86,8 @@ export default function TenantSettingsPage() {
     [changeRole.mutate],
   );
 
+  // A tenant whose only member is its admin: inviting people is the next step (docs/decisions/0157).
+  const alone = !users.isLoading && !users.isError && !search && !users.hasNextPage && rows.every((r) => r.id === user?.id);
   const loadError = users.isError && !loadErrorDismissed ? messageOf(users.error, M.failedLoadUsers) : null;
 
   return (
@@ -103,6 +111,19 @@ export default function TenantSettingsPage() {
           </Title>
           <Button onClick={() => setAdding(true)}>+ Add User</Button>
         </Group>
+        {alone ? (
+          <Paper withBorder p="md" mb="md" data-testid="tenant-first-steps">
+            <Group justify="space-between" gap="sm" wrap="wrap">
+              <Text size="sm" style={{ flex: '1 1 20rem' }}>
+                You are the only member of {tenant?.name ?? 'this tenant'}. Invite the people who work on its services: add them by email with their role; they
+                join when they first sign in or accept.
+              </Text>
+              <Button variant="default" onClick={() => setAdding(true)}>
+                Invite people
+              </Button>
+            </Group>
+          </Paper>
+        ) : null}
         <SearchInput label="Search users" placeholder="Search users..." onSearch={setSearch} mb="sm" maw={360} />
         <TenantUserTable rows={rows} complete={!users.hasNextPage} onNearEnd={loadMore} onDelete={askDelete} onRoleChange={onRoleChange} selfId={user?.id} />
         {!users.isLoading && rows.length === 0 && search ? <Text c="dimmed">No matching users found</Text> : null}
@@ -118,7 +139,7 @@ export default function TenantSettingsPage() {
         title="Add User"
         opened={adding}
         schema={createTenantUserSchema}
-        onClose={() => setAdding(false)}
+        onClose={closeAdding}
         onCreate={({ email, name, role, password }) => createUser.mutateAsync({ email, name, role, password })}
       />
       <ConfirmDialog
