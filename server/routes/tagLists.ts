@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../common/messages';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
-import { documented } from '../openapi';
+import { documented } from '../routeDoc';
 import { assertWritable, changeServiceContent, parseIdParam } from '../commands/serviceWrites';
 import { writeAudit } from '../commands/audit';
 import type { Executor } from '../db/client';

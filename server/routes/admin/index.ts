@@ -12,7 +12,7 @@ import {
   userAnswerSchema,
   userPageSchema,
 } from '../../../common/schemas/users';
-import { documented, type RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 import { conflict, invalid, notFound } from '../../errors';
 import { findTenantById, roleIn } from '../../db/queries/users';
 import type { Executor } from '../../db/client';

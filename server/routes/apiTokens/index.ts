@@ -8,7 +8,7 @@ import {
   MAX_ACTIVE_API_TOKENS,
 } from '../../../common/schemas/integrations';
 import { API_TOKEN_LIST_CAP, apiTokenPageQuerySchema, encodeCursor, isPaged, USER_PAGE_DEFAULT, USER_PAGE_MAX } from '../../../common/schemas/paging';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { idParamSchema } from '../../../common/schemas/users';
 import { newApiTokenSecret } from '../../auth/apiTokens';
 import { writeAudit } from '../../commands/audit';

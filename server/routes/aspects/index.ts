@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { aspectWithAvailabilitiesSchema, showPrivateQuerySchema } from '../../../common/schemas/catalog';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { availabilitiesOfAspects, listAspects } from '../../db/queries/catalog';
 import { findService } from '../../db/queries/services';
 import { presentAspects } from '../../presenters/catalog';

@@ -10,7 +10,7 @@ import {
 } from '../../../common/schemas/catalog';
 import { M } from '../../../common/messages';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import {
   aspectIdsOfCategory,
   deleteAspect,

@@ -13,7 +13,7 @@ import {
   auditPageSchema,
   type AuditFilters,
 } from '../../../common/schemas/audit';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { notFound } from '../../errors';
 import { auditNames, findAuditEntry, historyOfRequest, listAudit, listAuditActors, type AuditRow } from '../../db/queries/audit';
 import { findTenantById } from '../../db/queries/users';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
 import { loginAnswerSchema, loginSchema, meAnswerSchema } from '../../../common/schemas/auth';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { parse } from '../../validation';
 import { tooManyRequests, unauthenticated } from '../../errors';
 import { dummyHash, verifyPassword } from '../../auth/passwords';

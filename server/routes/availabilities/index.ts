@@ -14,7 +14,7 @@ import {
   setAvailabilitySchema,
 } from '../../../common/schemas/catalog';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { MAX_BATCH_BODY_BYTES } from '../../../common/limits';
 import { availabilitiesOfAspects, availabilitiesOfService, historyOfAspect, listAspects } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';

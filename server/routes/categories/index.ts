@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { categoryAnswerSchema, categoryViewSchema, createCategorySchema, updateCategorySchema } from '../../../common/schemas/catalog';
 import { M } from '../../../common/messages';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { deleteCategory, insertCategory, listCategories, nextCategoryPosition, renameCategory, type CategoryRow } from '../../db/queries/catalog';
 import { presentCategory } from '../../presenters/catalog';
 import { scope, type Actor } from '../../plugins/context';

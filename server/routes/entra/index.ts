@@ -11,7 +11,7 @@ import { unauthenticated } from '../../errors';
 import { parse } from '../../validation';
 import { callbackQuerySchema, exchangeSchema } from './schema';
 import { openedSessionSchema } from '../../../common/schemas/auth';
-import type { OtherAnswer, RouteDoc } from '../../openapi';
+import type { OtherAnswer, RouteDoc } from '../../routeDoc';
 
 /** Binds a sign-in, its callback and the hand-off exchange to one browser. */
 export const BROWSER_COOKIE = 'catalog_browser';

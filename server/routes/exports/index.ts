@@ -3,7 +3,7 @@ import { csvQuerySchema } from '../../../common/schemas/settings';
 import { exportServiceCsv, exportServiceFile } from '../../commands/exportService';
 import { parse } from '../../validation';
 import { serviceOf } from '../../plugins/context';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { parseIdParam } from '../../commands/serviceWrites';
 
 const doc = documented('Export');

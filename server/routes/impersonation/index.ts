@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { startImpersonationSchema, ADMIN_MESSAGES } from '../../../common/schemas/users';
 import { impersonationStartSchema, impersonationStatusSchema, openedSessionSchema } from '../../../common/schemas/auth';
 import { M } from '../../../common/messages';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { forbidden } from '../../errors';
 import { requireActor } from '../../plugins/context';
 import { requirePlatform } from '../../policies';

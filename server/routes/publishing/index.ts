@@ -6,7 +6,7 @@ import { getEmbedOrigins, setEmbedOrigins } from '../../db/queries/embedding';
 import { scope } from '../../plugins/context';
 import { requireAccessManager } from '../../policies';
 import { parse } from '../../validation';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 
 const origins = z.object({ origins: z.array(z.string()) });
 const doc = (summary: string, extra: Partial<RouteDoc> = {}): { config: { doc: RouteDoc } } => ({

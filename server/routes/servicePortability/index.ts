@@ -25,7 +25,7 @@ import { AppError, invalid, notFound, tooLarge } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { requireMoveTo, requireTenant } from '../../policies';
 import { presentService } from '../../presenters/services';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { parse } from '../../validation';
 import { parseIdParam } from '../../commands/serviceWrites';
 

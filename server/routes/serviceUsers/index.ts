@@ -12,7 +12,7 @@ import {
 } from '../../../common/schemas/settings';
 import { settingsDataSchema } from '../../../common/schemas/services';
 import { M } from '../../../common/messages';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { createUser, decideCreatorScope } from '../../commands/createUser';
 import { findAssignment, findTenantUser, listActorRoles, listAssignments, listQuickTemplates, listTenantUsers } from '../../db/queries/settings';
 import { notFound } from '../../errors';

@@ -12,7 +12,7 @@ import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 import { serviceAnswerSchema, serviceListSchema } from '../../../common/schemas/services';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 
 const serviceDoc = documented('Services');
 

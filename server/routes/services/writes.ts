@@ -13,7 +13,7 @@ import { loadWritableService, parsePathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 import { validateIcon } from '../../content/icon';
 import { serviceAnswerSchema } from '../../../common/schemas/services';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 
 const serviceDoc = documented('Services');
 

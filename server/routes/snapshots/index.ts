@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createSnapshotSchema, snapshotListSchema } from '../../../common/schemas/settings';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { freezeCatalog, takeSnapshot } from '../../commands/takeSnapshot';
 import { findSnapshot, listSnapshots, type SnapshotRow } from '../../db/queries/settings';
 import { compareCatalogs, publicPart, summarizeDiff, type FrozenCatalog } from '../../../common/catalogDiff';

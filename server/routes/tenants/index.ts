@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../../common/messages';
 import { createTenantSchema, tenantAnswerSchema, tenantListSchema, updateTenantSchema } from '../../../common/schemas/tenants';
-import { documented, type RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 import { ADMIN_MESSAGES, idParamSchema } from '../../../common/schemas/users';
 import { conflict, notFound } from '../../errors';
 import { insertTenant, listTenants, lockTenant, renameTenant, setTenantArchived } from '../../db/queries/tenants';

@@ -10,7 +10,7 @@ import {
   userAnswerSchema,
 } from '../../../common/schemas/users';
 import { M } from '../../../common/messages';
-import { documented, type RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 
 const tenantUsers = documented('Tenant users');
 const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) =>

@@ -10,7 +10,7 @@ import {
   webhookViewSchema,
 } from '../../../common/schemas/integrations';
 import { DELIVERY_PAGE_DEFAULT, deliveryPageQuerySchema } from '../../../common/schemas/paging';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { writeAudit } from '../../commands/audit';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, requeueDelivery, updateWebhook } from '../../db/queries/integrations';
 import { conflict, invalid, notFound } from '../../errors';
