@@ -6,12 +6,12 @@ import type { RouteDoc } from '../../routeDoc';
 import { forbidden } from '../../errors';
 import { requireActor } from '../../plugins/context';
 import { requirePlatform } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { findImpersonationReason, startImpersonation, stopImpersonation } from '../../commands/impersonation';
 
 /** Impersonation: a super admin acting as themself starts it; the impersonation token stops it. */
 export default async function impersonationRoutes(app: FastifyInstance) {
-  const cross = (doc: Omit<RouteDoc, 'tags'>) => ({ config: { tenant: false, doc: { tags: ['Impersonation'], ...doc } } });
+  const cross = <D extends Omit<RouteDoc, 'tags'>>(doc: D) => ({ config: { tenant: false as const, doc: { tags: ['Impersonation'], ...doc } } });
 
   app.post(
     '/impersonation/start',
@@ -27,7 +27,7 @@ export default async function impersonationRoutes(app: FastifyInstance) {
       // An impersonation token never starts another one.
       if (actor.impersonator) throw forbidden(ADMIN_MESSAGES.nestedImpersonation);
       requirePlatform(actor);
-      const input = parse(startImpersonationSchema, req.body);
+      const input = bodyOf(req);
       return startImpersonation(app, actor, input);
     },
   );

@@ -5,7 +5,7 @@ import { encodeCursor, isPaged, SERVICE_PAGE_DEFAULT, servicePageQuerySchema } f
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { loadService, reachableServices, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
-import { parse } from '../../validation';
+import { queryOf } from '../../validation';
 import { parsePathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
@@ -60,7 +60,7 @@ export default async function serviceRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
-      const query = parse(listQuery, req.query);
+      const query = queryOf(req);
       const db = app.database.db;
       // Only those who may see archived services get them; for everyone else the flag is ignored.
       const includeArchived = query.includeArchived && tenantPermissions(actor).canShowArchived;
