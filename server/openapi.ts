@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RegisteredRoute, RouteAnswer, RouteDoc } from './routeDoc';
+import { documentedCapability, type RegisteredRoute, type RouteAnswer, type RouteDoc } from './routeDoc';
 import { API_REFERENCE_PATH, PLAIN_REFERENCE_PATH, apiReferenceRoutes } from './apiReference';
 import { apiErrorSchema } from '../common/schemas/api';
 
@@ -200,6 +200,20 @@ export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number,
     schema = answer.content[media]!;
   }
   return schema && seen.body !== undefined ? checkBody(schema, seen.body) : null;
+}
+
+/**
+ * Checks that a route's success was decided on the capability it documents: the documented
+ * capability (its leading token, see documentedCapability) must be among those the access layer
+ * checked while the request ran. Answers the problem, or null; a route documenting 'public',
+ * 'member' or no capability, and an answer other than 2xx, are not checked.
+ */
+export function checkDocumentedCapability(doc: RouteDoc | undefined, status: number, checked: ReadonlySet<string>): string | null {
+  const capability = documentedCapability(doc);
+  if (!capability || status < 200 || status >= 300) return null;
+  if (checked.has(capability)) return null;
+  const seen = [...checked].sort().join(', ');
+  return `it documents ${capability}, but the access layer checked ${seen ? seen : 'no capability'}`;
 }
 
 /** A reference page with no script: every operation, who may call it, and its shapes (the JSON is at /api/openapi.json). */
