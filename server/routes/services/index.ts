@@ -54,7 +54,7 @@ export default async function serviceRoutes(app: FastifyInstance) {
     '/services',
     serviceDoc(
       "The tenant's services by name (archived ones with includeArchived, for those who may see them) and what the caller may do on each; a page of them with search, limit or after",
-      'catalog.view',
+      'member (the services the caller reaches; archived ones with services.showArchived)',
       { 200: serviceListSchema },
       { query: listQuery },
     ),
