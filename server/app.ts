@@ -20,7 +20,8 @@ import publicPageRoutes from './routes/publicPages';
 import { registerRoutes } from './routes';
 import { WebhookDispatcher } from './integrations/webhooks';
 import { TableUpkeeper } from './db/upkeep';
-import { openApiRoutes, type RouteDoc } from './openapi';
+import { openApiRoutes } from './openapi';
+import type { RegisteredRoute } from './routeDoc';
 import { WEBHOOK_EVENTS } from '../common/schemas/integrations';
 import { M } from '../common/messages';
 import { AppError } from './errors';
@@ -36,13 +37,6 @@ export interface AppOptions {
 }
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../dist/web', import.meta.url));
-
-/** Every route the app registered: the security suites enumerate these instead of a hand-kept list. */
-export interface RegisteredRoute {
-  method: string;
-  url: string;
-  config: { public?: boolean; tenant?: boolean; doc?: RouteDoc };
-}
 
 declare module 'fastify' {
   interface FastifyInstance {

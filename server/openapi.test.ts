@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildTestApp, call, type TestApp } from './test/app';
-import { checkDocumentedAnswer, isReferencePage } from './openapi';
+import { checkDocumentedAnswer, checkDocumentedCapability, isReferencePage } from './openapi';
+import { collectChecks } from './policies/checks';
+import { requirePlatform, requireTenant } from './policies';
 import { WEBHOOK_EVENTS } from '../common/schemas/integrations';
 
 let t: TestApp;
@@ -57,6 +59,24 @@ describe('the OpenAPI document', () => {
     expect(checkDocumentedAnswer(doc, 200, { body: JSON.stringify({ id: '00000000-0000-4000-8000-000000000000' }), contentType: json })).toBeNull();
     expect(checkDocumentedAnswer(doc, 200, { body: 'id\n1', contentType: 'text/csv' })).toMatch(/text\/csv/);
     expect(checkDocumentedAnswer(doc, 201, { body: '{}', contentType: json })).toMatch(/status 201/);
+  });
+
+  it('catches a success decided on another capability than the one documented (the check every API test runs through call())', () => {
+    const doc = (capability: string) => ({ summary: 's', capability, responses: { 200: null } });
+    const admin = { userId: 'u', role: 'admin' as const, superAdmin: false };
+    const seen = new Set<string>();
+    collectChecks(seen, () => requireTenant(admin, 'tenant.users'));
+    expect([...seen]).toEqual(['tenant.users']);
+    expect(checkDocumentedCapability(doc('tenant.users (a person, never an API token)'), 200, seen)).toBeNull();
+    expect(checkDocumentedCapability(doc('tenant.services'), 201, seen)).toMatch(/documents tenant\.services, but the access layer checked tenant\.users/);
+    expect(checkDocumentedCapability(doc('platform.manage'), 204, new Set())).toMatch(/checked no capability/);
+    // A refusal is checked too, so a route that refuses on another capability is caught by its success case.
+    const refused = new Set<string>();
+    expect(() => collectChecks(refused, () => requirePlatform(admin))).toThrow();
+    expect([...refused]).toEqual(['platform.manage']);
+    // Only successes are checked, and only a leading token naming a capability.
+    expect(checkDocumentedCapability(doc('tenant.services'), 403, seen)).toBeNull();
+    for (const free of ['public', 'member', 'a signed-in person']) expect(checkDocumentedCapability(doc(free), 200, new Set())).toBeNull();
   });
 
   it('catches an error the route does not document, or one unlike the error shape', () => {

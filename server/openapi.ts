@@ -1,62 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RegisteredRoute } from './app';
+import { documentedCapability, type RegisteredRoute, type RouteAnswer, type RouteDoc } from './routeDoc';
 import { API_REFERENCE_PATH, PLAIN_REFERENCE_PATH, apiReferenceRoutes } from './apiReference';
 import { apiErrorSchema } from '../common/schemas/api';
 
 /**
  * The OpenAPI 3.1 document (docs/decisions/0133-openapi.md), built from the routes the app
- * registered and the zod schemas they validate with: a route documents itself next to its code
- * with `config: { doc: {...} }`; the route still validates with `parse` (server/validation.ts), so
- * documenting changes no answer.
+ * registered and the zod schemas they validate with (server/routeDoc.ts).
  */
-export interface RouteDoc {
-  summary: string;
-  /** Who may call it: a capability of server/policies/permissions.ts, or 'public' / 'member'. */
-  capability: string;
-  tags?: string[];
-  body?: z.ZodType;
-  /** The body's media type when it is not JSON: `multipart/form-data` for an upload. */
-  bodyType?: string;
-  query?: z.ZodType;
-  /** Answers by status code: a JSON body's schema, null for no body (204), or an answer of other media types. */
-  responses: Record<number, RouteAnswer>;
-  /**
-   * The errors this route answers besides those every route may answer (ERRORS), by status: what
-   * they mean, with the body's schema where it carries more than `{error, code, field}`.
-   */
-  errors?: Record<number, string | { description: string; schema: z.ZodType }>;
-  description?: string;
-}
-
-/** A documented answer: the schema of its JSON body, null for none, or an answer that is not (only) JSON. */
-export type RouteAnswer = z.ZodType | null | OtherAnswer;
-
-/** A file, a stream or a redirect: what it is, its media types and the headers that matter. */
-export interface OtherAnswer {
-  description: string;
-  /** Media types it comes in, each with the schema of its body where that is JSON (null: a file or a stream). */
-  content?: Record<string, z.ZodType | null>;
-  /** Headers it carries and what they hold (a redirect's Location, a download's Content-Disposition). */
-  headers?: Record<string, string>;
-}
-
-/**
- * The route options of a family's documented routes: `documented('Services')(summary, capability,
- * responses, extra)` gives `{ config: { doc } }`, with `config` (such as `tenant: false`) added.
- */
-export function documented(tag: string, config: { public?: true; tenant?: false } = {}) {
-  return (summary: string, capability: string, responses: RouteDoc['responses'], extra: Partial<RouteDoc> = {}) => ({
-    config: { ...config, doc: { summary, capability, tags: [tag], responses, ...extra } },
-  });
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route's OpenAPI description (server/openapi.ts). */
-    doc?: RouteDoc;
-  }
-}
 
 /** The errors any route may answer; a public route takes no token, so it answers no 401 or 403 of its own. */
 const ERRORS: Record<number, string> = {
@@ -249,6 +200,20 @@ export function checkDocumentedAnswer(doc: RouteDoc | undefined, status: number,
     schema = answer.content[media]!;
   }
   return schema && seen.body !== undefined ? checkBody(schema, seen.body) : null;
+}
+
+/**
+ * Checks that a route's success was decided on the capability it documents: the documented
+ * capability (its leading token, see documentedCapability) must be among those the access layer
+ * checked while the request ran. Answers the problem, or null; a route documenting 'public',
+ * 'member' or no capability, and an answer other than 2xx, are not checked.
+ */
+export function checkDocumentedCapability(doc: RouteDoc | undefined, status: number, checked: ReadonlySet<string>): string | null {
+  const capability = documentedCapability(doc);
+  if (!capability || status < 200 || status >= 300) return null;
+  if (checked.has(capability)) return null;
+  const seen = [...checked].sort().join(', ');
+  return `it documents ${capability}, but the access layer checked ${seen ? seen : 'no capability'}`;
 }
 
 /** A reference page with no script: every operation, who may call it, and its shapes (the JSON is at /api/openapi.json). */

@@ -12,6 +12,7 @@ import { INTEGRATION_MESSAGES } from '../../common/schemas/integrations';
 import { authorize, can, reachesService, servicePermissions, type PolicyActor } from './decide';
 import type { ServiceCapability, TenantCapability } from './permissions';
 import { seesAspect } from './visibility';
+import { noteCheck } from './checks';
 
 /** The tables a service and its caller's service role are read from. */
 export const SERVICE_ACCESS_TABLES = ['services', 'service_role_assignments'];
@@ -194,6 +195,7 @@ export function serviceListPermissions(actor: PolicyActor, assignments: readonly
  * role alone, so that a write needs no read of the record's service first.
  */
 export function holdsOnEveryService(actor: PolicyActor, capability: ServiceCapability): boolean {
+  noteCheck(capability);
   return !actor.serviceIds && can(actor, capability);
 }
 

@@ -3,6 +3,7 @@ import type { ServicePermissions, TenantPermissions } from '../../common/permiss
 import { M } from '../../common/messages';
 import { forbidden, notFound } from '../errors';
 import { PERMISSIONS, type Capability, type Rung } from './permissions';
+import { noteCheck } from './checks';
 
 /** The signed-in caller as policies see it. */
 export interface PolicyActor {
@@ -62,6 +63,7 @@ export function can(actor: PolicyActor, capability: Capability, ctx?: PolicyCont
  * existence does not leak; a missing right is a 403.
  */
 export function authorize(actor: PolicyActor, capability: Capability, ctx?: PolicyContext): void {
+  noteCheck(capability);
   if (ctx?.recordTenantId !== undefined && ctx.recordTenantId !== ctx.tenantId) throw notFound();
   if (!can(actor, capability, ctx)) throw forbidden(M.forbidden);
 }

@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../common/messages';
 import { SETTINGS_MESSAGES } from '../../common/schemas/settings';
-import { documented } from '../openapi';
+import { documented } from '../routeDoc';
 import { assertWritable, changeServiceContent, parseIdParam } from '../commands/serviceWrites';
 import { writeAudit } from '../commands/audit';
 import type { Executor } from '../db/client';
 import { invalid, notFound } from '../errors';
 import { scope, serviceOf } from '../plugins/context';
-import { parse } from '../validation';
+import { bodyOf } from '../validation';
 
 /** The queries a tag list needs: `orderedTagQueries` in db/queries/orderedTags.ts gives them. */
 interface TagQueries<Row extends { id: string; serviceId: string }> {
@@ -87,7 +87,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
     });
 
     app.post(path, doc(`Add ${aNoun} to a service, last`, 'service.settings', { 201: one }, { body: list.create, errors: archived }), async (req, reply) => {
-      const input = parse(list.create, req.body);
+      const input = bodyOf(req);
       const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
       assertWritable(service);
       const row = await changeServiceContent(db(), tenantId, service.id, async (tx) => {
@@ -100,7 +100,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
 
     app.put(`${path}/:id`, doc(`Change ${aNoun}'s text`, 'service.settings', { 200: one }, { body: list.update, errors: archived }), async (req) => {
       const id = parseIdParam(req.params);
-      const input = parse(list.update, req.body);
+      const input = bodyOf(req);
       const { row: current, tenantId } = await loadRow(req, id);
       const row = await changeServiceContent(db(), tenantId, current.serviceId, async (tx) => {
         const updated = await q.update(tx, tenantId, current.id, input[list.text]);
@@ -131,7 +131,7 @@ export function tagListRoutes<Row extends { id: string; serviceId: string }, Tex
         },
       ),
       async (req) => {
-        const input = parse(list.reorder, req.body);
+        const input = bodyOf(req);
         const order = input[list.ids];
         const { service, tenantId } = await serviceOf(req, input.serviceId, 'service.settings');
         assertWritable(service);

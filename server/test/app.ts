@@ -4,7 +4,8 @@ import { loadConfig, type Config } from '../config';
 import { buildApp } from '../app';
 import type { Database } from '../db';
 import { openTestDatabase } from './db';
-import { checkDocumentedAnswer } from '../openapi';
+import { checkDocumentedAnswer, checkDocumentedCapability } from '../openapi';
+import { collectChecks } from '../policies/checks';
 import { sql } from 'drizzle-orm';
 import { CHANGE_CHANNEL } from '../db/changes';
 
@@ -40,7 +41,14 @@ export async function buildTestApp(env: Record<string, string> = {}, databaseBas
     ...env,
   });
   const app = await buildApp({ config, database, jwtSecret: TEST_SECRET, webRoot: null, logger: false });
-  // Every answer of every API test is checked against its route's documented schema (server/openapi.ts).
+  // Every request collects the capabilities the access layer checks from its handler on.
+  const checked = new WeakMap<object, Set<string>>();
+  app.addHook('preHandler', (req, _reply, done) => {
+    const seen = new Set<string>();
+    checked.set(req, seen);
+    collectChecks(seen, done);
+  });
+  // Every answer of every API test is checked against its route's documented schema and capability (server/openapi.ts).
   app.addHook('onSend', async (req, reply, payload) => {
     const contentType = reply.getHeader('content-type');
     const type = typeof contentType === 'string' ? contentType : undefined;
@@ -48,7 +56,9 @@ export async function buildTestApp(env: Record<string, string> = {}, databaseBas
     const json = Buffer.isBuffer(payload) && type?.startsWith('application/json') && !reply.getHeader('content-encoding');
     const body = typeof payload === 'string' ? payload : json ? (payload as Buffer).toString('utf8') : undefined;
     const config = req.routeOptions.config;
-    const problem = checkDocumentedAnswer(config?.doc, reply.statusCode, { body, contentType: type, public: Boolean(config?.public), method: req.method });
+    const problem =
+      checkDocumentedAnswer(config?.doc, reply.statusCode, { body, contentType: type, public: Boolean(config?.public), method: req.method }) ??
+      checkDocumentedCapability(config?.doc, reply.statusCode, checked.get(req) ?? new Set());
     if (problem) reply.header(DOC_MISMATCH, problem.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000));
     return payload;
   });
@@ -115,6 +125,6 @@ export async function call(
     ...(opts.body !== undefined ? { payload: opts.body as InjectOptions['payload'] } : {}),
   });
   const mismatch = res.headers[DOC_MISMATCH];
-  if (mismatch) throw new Error(`${method} ${url} answered ${res.statusCode} unlike its documented schema: ${String(mismatch)}`);
+  if (mismatch) throw new Error(`${method} ${url} answered ${res.statusCode} unlike its documentation: ${String(mismatch)}`);
   return res as never;
 }

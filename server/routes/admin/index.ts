@@ -12,7 +12,7 @@ import {
   userAnswerSchema,
   userPageSchema,
 } from '../../../common/schemas/users';
-import { documented, type RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 import { conflict, invalid, notFound } from '../../errors';
 import { findTenantById, roleIn } from '../../db/queries/users';
 import type { Executor } from '../../db/client';
@@ -41,7 +41,7 @@ import {
 import { presentTenant, presentUser } from '../../presenters/users';
 import { requireActor } from '../../plugins/context';
 import { requireMayRemoveUser, requirePlatform } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser } from '../../commands/createUser';
 
@@ -82,7 +82,8 @@ function userIdOf(req: FastifyRequest): string {
 /** Users across tenants (super admin). These routes ignore the tenant header. */
 export default async function adminRoutes(app: FastifyInstance) {
   const platform = documented('Super Admin Panel', { tenant: false });
-  const cross = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => platform(summary, 'platform.manage', responses, extra);
+  const cross = <E extends Partial<RouteDoc> = object>(summary: string, responses: RouteDoc['responses'], extra?: E) =>
+    platform(summary, 'platform.manage', responses, extra);
   const db = () => app.database.db;
   const user = { 200: userAnswerSchema };
 
@@ -91,7 +92,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     cross('Every user of the installation; a page of them with search, limit, after or group', { 200: userPageSchema }, { query: adminUserPageQuerySchema }),
     async (req) => {
       requirePlatform(requireActor(req));
-      const query = parse(adminUserPageQuerySchema, req.query);
+      const query = queryOf(req);
       if (isPaged(query)) return pageOfAllUsers(db(), query);
       return { users: (await listAllUsers(db(), { limit: USER_LIST_CAP })).map(present) };
     },
@@ -104,7 +105,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     cross('A page of tenants by name, searched on name or slug, or the tenants named by ids', { 200: tenantPageSchema }, { query: tenantPageQuerySchema }),
     async (req) => {
       requirePlatform(requireActor(req));
-      return pageOfTenants(db(), parse(tenantPageQuerySchema, req.query));
+      return pageOfTenants(db(), queryOf(req));
     },
   );
 
@@ -118,7 +119,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     async (req) => {
       const actor = requireActor(req);
       requirePlatform(actor);
-      const query = parse(panelQuery, req.query);
+      const query = queryOf(req);
       // Each list is paged when one of its own parameters is given, and then says where its next page starts.
       const usersPaged = isPaged(query);
       const tenantsPaged = isPaged({ search: query.tenantSearch, limit: query.tenantsLimit, after: query.tenantsAfter });
@@ -164,7 +165,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     async (req, reply) => {
       const actor = requireActor(req);
       requirePlatform(actor);
-      const input = parse(createAdminUserSchema, req.body);
+      const input = bodyOf(req);
       const tenant = await findTenantById(db(), input.tenantId);
       if (!tenant) throw notFound(ADMIN_MESSAGES.tenantNotFound);
       if (tenant.archived) throw conflict(M.tenantArchived);
@@ -184,7 +185,7 @@ export default async function adminRoutes(app: FastifyInstance) {
       const actor = requireActor(req);
       requirePlatform(actor);
       const id = userIdOf(req);
-      const input = parse(roleChangeSchema, req.body);
+      const input = bodyOf(req);
       const user = await findAnyUser(db(), id);
       if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
       const tenantId = input.tenantId ?? user.tenantId;
@@ -227,7 +228,7 @@ export default async function adminRoutes(app: FastifyInstance) {
       const actor = requireActor(req);
       requirePlatform(actor);
       const id = userIdOf(req);
-      const input = parse(membershipsSchema, req.body);
+      const input = bodyOf(req);
       const user = await findAnyUser(db(), id);
       if (!user) throw notFound(ADMIN_MESSAGES.userNotFound);
       if (!input.tenantIds.includes(user.tenantId)) throw invalid(M.membershipPrimary, 'tenantIds');

@@ -8,7 +8,7 @@ import {
   MAX_ACTIVE_API_TOKENS,
 } from '../../../common/schemas/integrations';
 import { API_TOKEN_LIST_CAP, apiTokenPageQuerySchema, encodeCursor, isPaged, USER_PAGE_DEFAULT, USER_PAGE_MAX } from '../../../common/schemas/paging';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { idParamSchema } from '../../../common/schemas/users';
 import { newApiTokenSecret } from '../../auth/apiTokens';
 import { writeAudit } from '../../commands/audit';
@@ -26,7 +26,7 @@ import { conflict, invalid, notFound } from '../../errors';
 import { requireActor, scope } from '../../plugins/context';
 import { requireActingAsSelf, requireIntegrationManager, requirePlatform } from '../../policies';
 import { presentAdminApiToken, presentApiToken } from '../../presenters/integrations';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 
 const M = INTEGRATION_MESSAGES;
 
@@ -48,19 +48,19 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
   const token = z.object({ token: apiTokenViewSchema });
   const tokens = z.object({ tokens: z.array(apiTokenViewSchema) });
 
-  const create: RouteDoc = {
+  const create = {
     summary: 'Create an API token; its secret is answered here only',
     capability,
     tags,
     body: createApiTokenSchema,
     responses: { 201: token.extend({ secret: z.string().startsWith('scat_') }) },
     errors: { 409: `The tenant has ${MAX_ACTIVE_API_TOKENS} tokens in use, the most it can have` },
-  };
+  } satisfies RouteDoc;
   app.post('/api-tokens', { config: { doc: create } }, async (req, reply) => {
     const { actor, tenantId } = scope(req);
     requireIntegrationManager(actor);
     requireActingAsSelf(actor);
-    const input = parse(createApiTokenSchema, req.body);
+    const input = bodyOf(req);
     const serviceIds = input.serviceIds && input.serviceIds.length > 0 ? input.serviceIds : null;
     if (serviceIds && (await countTenantServices(db(), tenantId, serviceIds)) !== serviceIds.length) throw invalid(M.tokenServiceUnknown, 'serviceIds');
     const { secret, hash, hint } = newApiTokenSecret();
@@ -143,7 +143,7 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
   );
 
   // The Super Admin Panel: every tenant's tokens, across tenants.
-  const cross = (doc: RouteDoc) => ({ config: { tenant: false, doc } });
+  const cross = <D extends RouteDoc>(doc: D) => ({ config: { tenant: false as const, doc } });
 
   const adminTokens = z.object({ tokens: z.array(adminApiTokenViewSchema), next_after: z.string().nullable().optional() });
   app.get(
@@ -161,7 +161,7 @@ export default async function apiTokenRoutes(app: FastifyInstance) {
     }),
     async (req) => {
       requirePlatform(requireActor(req));
-      const query = parse(apiTokenPageQuerySchema, req.query);
+      const query = queryOf(req);
       if (!isPaged(query))
         return { tokens: (await listAllApiTokens(db(), { includeRevoked: query.includeRevoked, limit: API_TOKEN_LIST_CAP })).map(presentAdminApiToken) };
       // One row more than asked tells whether a next page exists.

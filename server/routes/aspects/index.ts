@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { aspectWithAvailabilitiesSchema, showPrivateQuerySchema } from '../../../common/schemas/catalog';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { availabilitiesOfAspects, listAspects } from '../../db/queries/catalog';
 import { findService } from '../../db/queries/services';
 import { presentAspects } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
-import { parse } from '../../validation';
+import { queryOf } from '../../validation';
 import { loadAspect, loadService, seesPrivate } from '../../policies';
 import { parsePathId } from '../../commands/serviceWrites';
 import aspectWriteRoutes from './writes';
@@ -19,7 +19,7 @@ export default async function aspectRoutes(app: FastifyInstance) {
   const db = app.database.db;
 
   /** A service's aspects with their availabilities; showPrivate is honoured for editors and up only. */
-  app.get<IdParams>(
+  app.get(
     '/aspects/service/:id',
     aspectDoc(
       "A service's aspects in display order with their availabilities over its timeline; private ones with showPrivate, for those who may see them",
@@ -29,8 +29,8 @@ export default async function aspectRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const query = parse(showPrivateQuerySchema, req.query);
-      const serviceId = parsePathId(req.params.id);
+      const query = queryOf(req);
+      const serviceId = parsePathId((req.params as IdParams['Params']).id);
       const { service, permissions } = await loadService(db, actor, tenantId, serviceId, 'catalog.view');
       const includePrivate = seesPrivate(permissions, query.showPrivate);
       const rows = await listAspects(db, tenantId, serviceId, { includePrivate });

@@ -10,7 +10,7 @@ import {
 } from '../../../common/schemas/catalog';
 import { M } from '../../../common/messages';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import {
   aspectIdsOfCategory,
   deleteAspect,
@@ -26,7 +26,7 @@ import {
 import { presentAspect } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
 import { loadAspect, loadCategory, loadService } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { conflict, invalid, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
 import { changeServiceContent, parsePathId } from '../../commands/serviceWrites';
@@ -54,7 +54,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(createAspectSchema, req.body);
+      const input = bodyOf(req);
       await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
       const aspect = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
         const category = await findCategory(tx, tenantId, input.categoryId);
@@ -82,7 +82,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
   );
 
   /** Edits an aspect; a `version` other than the stored one means someone else saved first: 409. */
-  app.put<IdParams>(
+  app.put(
     '/aspects/:id',
     aspectDoc(
       'Edit an aspect, or move it to another category of its service',
@@ -100,8 +100,8 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(updateAspectSchema, req.body);
-      const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.edit');
+      const input = bodyOf(req);
+      const { aspect } = await loadAspect(db, actor, tenantId, parsePathId((req.params as IdParams['Params']).id), 'catalog.edit');
       const updated = await changeServiceContent(db, tenantId, aspect.serviceId, async (tx) => {
         const current = await findAspect(tx, tenantId, aspect.id);
         if (!current) throw notFound();
@@ -176,7 +176,7 @@ export default async function aspectWriteRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(reorderAspectsSchema, req.body);
+      const input = bodyOf(req);
       const { category } = await loadCategory(db, actor, tenantId, input.categoryId, 'catalog.edit');
       await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
         const existing = new Set(await aspectIdsOfCategory(tx, tenantId, category.id));

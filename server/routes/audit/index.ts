@@ -13,7 +13,7 @@ import {
   auditPageSchema,
   type AuditFilters,
 } from '../../../common/schemas/audit';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { notFound } from '../../errors';
 import { auditNames, findAuditEntry, historyOfRequest, listAudit, listAuditActors, type AuditRow } from '../../db/queries/audit';
 import { findTenantById } from '../../db/queries/users';
@@ -21,7 +21,7 @@ import { auditNameIds, presentAuditActors, presentAuditCells, presentAuditPage }
 import { auditCsv } from '../../commands/auditExport';
 import { requireActor, scope } from '../../plugins/context';
 import { requirePlatform, requireTenant } from '../../policies';
-import { parse } from '../../validation';
+import { parse, queryOf } from '../../validation';
 
 const entryId = z.object({
   id: z
@@ -65,7 +65,7 @@ export default async function auditRoutes(app: FastifyInstance) {
     '/audit',
     doc("A page of the tenant's audit log, newest first, maybe narrowed", 'tenant.users', { 200: auditPageSchema }, { query: auditPageQuerySchema }),
     async (req) => {
-      const { before, limit = AUDIT_PAGE_DEFAULT, ...filters } = parse(auditPageQuerySchema, req.query);
+      const { before, limit = AUDIT_PAGE_DEFAULT, ...filters } = queryOf(req);
       const { actor, tenantId } = scope(req);
       requireTenant(actor, 'tenant.users');
       return present(await listAudit(db(), tenantId, { before, limit }, filters), limit);
@@ -81,7 +81,7 @@ export default async function auditRoutes(app: FastifyInstance) {
       { query: auditExportQuerySchema },
     ),
     async (req, reply) => {
-      const filters = parse(auditExportQuerySchema, req.query);
+      const filters = queryOf(req);
       const { actor, tenantId } = scope(req);
       requireTenant(actor, 'tenant.users');
       return exportCsv(reply, tenantId, filters);
@@ -118,7 +118,7 @@ export default async function auditRoutes(app: FastifyInstance) {
       { query: adminAuditQuerySchema },
     ),
     async (req) => {
-      const { before, limit = AUDIT_PAGE_DEFAULT, tenantId, ...filters } = parse(adminAuditQuerySchema, req.query);
+      const { before, limit = AUDIT_PAGE_DEFAULT, tenantId, ...filters } = queryOf(req);
       requirePlatform(requireActor(req));
       if (tenantId && !(await findTenantById(db(), tenantId))) throw notFound();
       return present(await listAudit(db(), tenantId ?? null, { before, limit }, filters), limit);
@@ -129,7 +129,7 @@ export default async function auditRoutes(app: FastifyInstance) {
     '/admin/audit/export',
     cross("One tenant's audit log, or the platform's, as CSV", 'platform.manage', { 200: csvAnswer }, { query: adminAuditExportQuerySchema }),
     async (req, reply) => {
-      const { tenantId, ...filters } = parse(adminAuditExportQuerySchema, req.query);
+      const { tenantId, ...filters } = queryOf(req);
       requirePlatform(requireActor(req));
       if (tenantId && !(await findTenantById(db(), tenantId))) throw notFound();
       return exportCsv(reply, tenantId ?? null, filters);

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { M } from '../../../common/messages';
 import { loginAnswerSchema, loginSchema, meAnswerSchema } from '../../../common/schemas/auth';
-import type { RouteDoc } from '../../openapi';
-import { parse } from '../../validation';
+import type { RouteDoc } from '../../routeDoc';
+import { bodyOf } from '../../validation';
 import { tooManyRequests, unauthenticated } from '../../errors';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
 import { findUserByEmail, loadUserWithTenants } from '../../db/queries/users';
@@ -14,7 +14,7 @@ import { requireActor } from '../../plugins/context';
 
 const tags = ['Sessions'];
 
-const login: RouteDoc = {
+const login = {
   summary: 'Sign in with email and password: the session token, the user, the tenant to work in and the tenants to switch to',
   capability: 'public',
   tags,
@@ -25,11 +25,11 @@ const login: RouteDoc = {
     403: M.allTenantsArchived,
     429: `${M.tooManyLoginAttempts} (failed sign-ins of the account or the address); retry after the Retry-After header`,
   },
-};
+} satisfies RouteDoc;
 
 export default async function authRoutes(app: FastifyInstance) {
   app.post('/auth/login', { config: { public: true, doc: login } }, async (req, reply) => {
-    const input = parse(loginSchema, req.body);
+    const input = bodyOf(req);
     const db = app.database.db;
     const verdict = await app.loginLimiter.check(input.email, req.ip);
     if (!verdict.allowed) {

@@ -14,13 +14,13 @@ import {
   setAvailabilitySchema,
 } from '../../../common/schemas/catalog';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { MAX_BATCH_BODY_BYTES } from '../../../common/limits';
 import { availabilitiesOfAspects, availabilitiesOfService, historyOfAspect, listAspects } from '../../db/queries/catalog';
 import { presentAspects, presentAvailability, presentHistory } from '../../presenters/catalog';
 import { scope } from '../../plugins/context';
 import { holdsOnEveryService, loadAspect, loadService, seesPrivate } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 import { HISTORY_PAGE_DEFAULT, historyPageQuerySchema } from '../../../common/schemas/paging';
 import { conflict, invalid, notFound } from '../../errors';
 import { parsePathId } from '../../commands/serviceWrites';
@@ -59,7 +59,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(setAvailabilitySchema, req.body);
+      const input = bodyOf(req);
       // The tenant role of editors and admins lets them edit every aspect of the tenant, private or
       // not: nothing to read before the write, which is then one statement. Anyone else may hold the
       // right through a service role, which only the aspect's service tells.
@@ -111,7 +111,7 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     },
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(setAvailabilitiesSchema, req.body);
+      const input = bodyOf(req);
       const serviceId = input.serviceId.toLowerCase();
       const written = await db.transaction(async (tx) => {
         await loadService(tx, actor, tenantId, serviceId, 'catalog.edit');
@@ -139,13 +139,13 @@ export default async function availabilityRoutes(app: FastifyInstance) {
     },
   );
 
-  app.get<IdParams>(
+  app.get(
     '/availabilities/aspect/:id/history',
     doc("The history of an aspect's texts, newest first, a page at a time", 'catalog.view', { 200: historyPageSchema }, { query: historyPageQuerySchema }),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const { aspect } = await loadAspect(db, actor, tenantId, parsePathId(req.params.id), 'catalog.view');
-      const query = parse(historyPageQuerySchema, req.query);
+      const { aspect } = await loadAspect(db, actor, tenantId, parsePathId((req.params as IdParams['Params']).id), 'catalog.view');
+      const query = queryOf(req);
       const limit = query.limit ?? HISTORY_PAGE_DEFAULT;
       const rows = await historyOfAspect(db, tenantId, aspect.id, { before: query.before, limit });
       return { history: rows.map(presentHistory), next_before: nextBefore(rows, limit, (r) => r.id) };

@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { categoryAnswerSchema, categoryViewSchema, createCategorySchema, updateCategorySchema } from '../../../common/schemas/catalog';
 import { M } from '../../../common/messages';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { deleteCategory, insertCategory, listCategories, nextCategoryPosition, renameCategory, type CategoryRow } from '../../db/queries/catalog';
 import { presentCategory } from '../../presenters/catalog';
 import { scope, type Actor } from '../../plugins/context';
 import { loadCategory, loadService } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
 import { changeServiceContent, parsePathId } from '../../commands/serviceWrites';
@@ -53,7 +53,7 @@ export default async function categoryRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(createCategorySchema, req.body);
+      const input = bodyOf(req);
       await loadService(db, actor, tenantId, input.serviceId, 'catalog.edit');
       const category = await changeServiceContent(db, tenantId, input.serviceId, async (tx) => {
         const position = input.position ?? (await nextCategoryPosition(tx, tenantId, input.serviceId));
@@ -71,13 +71,13 @@ export default async function categoryRoutes(app: FastifyInstance) {
     },
   );
 
-  app.put<IdParams>(
+  app.put(
     '/categories/:id',
     doc('Rename a category', 'catalog.edit', { 200: categoryAnswerSchema }, { body: updateCategorySchema, ...archived }),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(updateCategorySchema, req.body);
-      const category = await editableCategory(actor, tenantId, req.params.id);
+      const input = bodyOf(req);
+      const category = await editableCategory(actor, tenantId, (req.params as IdParams['Params']).id);
       const updated = await changeServiceContent(db, tenantId, category.serviceId, async (tx) => {
         const row = await renameCategory(tx, tenantId, category.id, input.name);
         if (!row) throw notFound();

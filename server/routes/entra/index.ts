@@ -8,10 +8,10 @@ import { describeSession, openSession } from '../../commands/describeSession';
 import { writeAudit } from '../../commands/audit';
 import { loadUserWithTenants } from '../../db/queries/users';
 import { unauthenticated } from '../../errors';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { callbackQuerySchema, exchangeSchema } from './schema';
 import { openedSessionSchema } from '../../../common/schemas/auth';
-import type { OtherAnswer, RouteDoc } from '../../openapi';
+import type { OtherAnswer, RouteDoc } from '../../routeDoc';
 
 /** Binds a sign-in, its callback and the hand-off exchange to one browser. */
 export const BROWSER_COOKIE = 'catalog_browser';
@@ -49,7 +49,7 @@ const callback: RouteDoc = {
     ),
   },
 };
-const exchange: RouteDoc = {
+const exchange = {
   summary: "Exchange the sign-in callback's one-time code for the session, from the browser that signed in",
   capability: 'public',
   tags,
@@ -59,7 +59,7 @@ const exchange: RouteDoc = {
     401: `${ENTRA_MESSAGES.codeInvalid} Or: ${ENTRA_MESSAGES.codeOtherBrowser}`,
     403: M.allTenantsArchived,
   },
-};
+} satisfies RouteDoc;
 
 /**
  * Microsoft sign-in (OpenID Connect, authorization code flow with PKCE). The callback never puts a
@@ -116,7 +116,7 @@ export default async function entraRoutes(app: FastifyInstance) {
   });
 
   app.post('/auth/exchange', { config: { public: true, tenant: false, doc: exchange } }, async (req, reply) => {
-    const { code } = parse(exchangeSchema, req.body);
+    const { code } = bodyOf(req);
     const db = app.database.db;
     const browser = req.cookies[BROWSER_COOKIE];
     const result = await redeemHandoff(db, code, browser ? sha256(browser) : null);

@@ -6,7 +6,7 @@ import { asSystem } from '../../db/scope';
 import { LiveHub } from './hub';
 import { requireWholeTenant } from '../../policies';
 import { z } from 'zod';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { tooManyRequests } from '../../errors';
 import { M } from '../../../common/messages';
 import { MAX_EVENT_STREAMS } from '../../../common/limits';

@@ -2,9 +2,9 @@ import { seesPrivate } from '../../policies';
 import type { FastifyInstance } from 'fastify';
 import { csvQuerySchema } from '../../../common/schemas/settings';
 import { exportServiceCsv, exportServiceFile } from '../../commands/exportService';
-import { parse } from '../../validation';
+import { queryOf } from '../../validation';
 import { serviceOf } from '../../plugins/context';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { parseIdParam } from '../../commands/serviceWrites';
 
 const doc = documented('Export');
@@ -29,7 +29,7 @@ export default async function exportRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const id = parseIdParam(req.params);
-      const query = parse(csvQuerySchema, req.query);
+      const query = queryOf(req);
       const ctx = await serviceOf(req, id, 'service.settings');
       // Readers never receive private aspects, whatever they ask for (CONTRACT section 4).
       const showPrivate = seesPrivate(ctx.permissions, query.showPrivate);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { unavailable } from '../../errors';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 
 const database = z.enum(['pglite', 'postgres']).describe('The database in use: embedded or PostgreSQL');
 const health = documented('Health', { public: true });

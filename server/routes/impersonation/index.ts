@@ -2,15 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import { startImpersonationSchema, ADMIN_MESSAGES } from '../../../common/schemas/users';
 import { impersonationStartSchema, impersonationStatusSchema, openedSessionSchema } from '../../../common/schemas/auth';
 import { M } from '../../../common/messages';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { requireActor } from '../../plugins/context';
 import { requireMayStartImpersonation } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { findImpersonationReason, startImpersonation, stopImpersonation } from '../../commands/impersonation';
 
 /** Impersonation: a super admin acting as themself starts it; the impersonation token stops it. */
 export default async function impersonationRoutes(app: FastifyInstance) {
-  const cross = (doc: Omit<RouteDoc, 'tags'>) => ({ config: { tenant: false, doc: { tags: ['Impersonation'], ...doc } } });
+  const cross = <D extends Omit<RouteDoc, 'tags'>>(doc: D) => ({ config: { tenant: false as const, doc: { tags: ['Impersonation'], ...doc } } });
 
   app.post(
     '/impersonation/start',
@@ -24,7 +24,7 @@ export default async function impersonationRoutes(app: FastifyInstance) {
     async (req) => {
       const actor = requireActor(req);
       requireMayStartImpersonation(actor);
-      const input = parse(startImpersonationSchema, req.body);
+      const input = bodyOf(req);
       return startImpersonation(app, actor, input);
     },
   );

@@ -7,7 +7,7 @@ import { requireActor } from '../../plugins/context';
 import { presentTenant } from '../../presenters/users';
 import { M } from '../../../common/messages';
 import { tenantAnswerSchema } from '../../../common/schemas/tenants';
-import type { RouteDoc } from '../../openapi';
+import type { RouteDoc } from '../../routeDoc';
 import { requirePerson } from '../../policies';
 
 /** An invitation is answered by the person invited, never by an API token. */

@@ -5,13 +5,12 @@ import { writeAudit } from '../../commands/audit';
 import { getEmbedOrigins, setEmbedOrigins } from '../../db/queries/embedding';
 import { scope } from '../../plugins/context';
 import { requireAccessManager } from '../../policies';
-import { parse } from '../../validation';
-import type { RouteDoc } from '../../openapi';
+import { bodyOf } from '../../validation';
+import { documented, type RouteDoc } from '../../routeDoc';
 
 const origins = z.object({ origins: z.array(z.string()) });
-const doc = (summary: string, extra: Partial<RouteDoc> = {}): { config: { doc: RouteDoc } } => ({
-  config: { doc: { summary, capability: 'tenant.publishing (a person, never an API token)', tags: ['Publishing'], responses: { 200: origins }, ...extra } },
-});
+const doc = <E extends Partial<RouteDoc> = object>(summary: string, extra?: E) =>
+  documented('Publishing')(summary, 'tenant.publishing (a person, never an API token)', { 200: origins }, extra);
 
 /**
  * The tenant's publishing settings: the origins allowed to embed its public pages in a frame
@@ -32,7 +31,7 @@ export default async function publishingRoutes(app: FastifyInstance) {
     async (req) => {
       const { actor, tenantId } = scope(req);
       requireAccessManager(actor, 'tenant.publishing');
-      const { origins } = parse(embedOriginsSchema, req.body);
+      const { origins } = bodyOf(req);
       const unique = [...new Set(origins)];
       await db.transaction(async (tx) => {
         await setEmbedOrigins(tx, tenantId, unique);

@@ -25,8 +25,8 @@ import { AppError, invalid, notFound, tooLarge } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { requireMoveTo, requireTenant } from '../../policies';
 import { presentService } from '../../presenters/services';
-import { documented } from '../../openapi';
-import { parse } from '../../validation';
+import { documented } from '../../routeDoc';
+import { bodyOf, parse, queryOf } from '../../validation';
 import { parseIdParam } from '../../commands/serviceWrites';
 
 const importDoc = documented('Services');
@@ -205,7 +205,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const id = parseIdParam(req.params);
-      const { apply } = parse(csvImportQuerySchema, req.query);
+      const { apply } = queryOf(req);
       const ctx = await serviceOf(req, id, 'service.settings');
       const { file } = await readUpload(req, CSV_IMPORT_MAX_BYTES);
       if (!apply) return { preview: await previewCsvImport(db(), ctx.service, file, app.config.CSV_IMPORT_MAX_ASPECTS), applied: false };
@@ -233,7 +233,7 @@ export default async function servicePortabilityRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const id = parseIdParam(req.params);
-      const input = parse(moveServiceSchema, req.body);
+      const input = bodyOf(req);
       const { service, actor, tenantId } = await serviceOf(req, id, 'service.admin');
       // Moving is a right over the tenant: a service assignment does not give it.
       requireTenant(actor, 'tenant.services');

@@ -6,12 +6,12 @@ import {
   createServiceRoleSchema,
   SETTINGS_MESSAGES,
 } from '../../../common/schemas/settings';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { findAssignment, findTenantUser, listAssignments } from '../../db/queries/settings';
 import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { presentAssignment } from '../../presenters/settings';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { assign, changeRole, removeAssignment } from '../serviceUsers/assignments';
 import { parseIdParam } from '../../commands/serviceWrites';
 import { requirePerson } from '../../policies';
@@ -50,7 +50,7 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       requirePerson(scope(req).actor);
-      const input = parse(createServiceRoleSchema, req.body);
+      const input = bodyOf(req);
       const ctx = await serviceOf(req, input.serviceId, 'service.admin');
       const user = await findTenantUser(db(), ctx.tenantId, { email: input.userEmail });
       if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
@@ -64,7 +64,7 @@ export default async function serviceRoleRoutes(app: FastifyInstance) {
     doc("Change an assignment's role", SERVICE_ACCESS, { 200: assignmentAnswerSchema }, { body: changeAssignmentSchema }),
     async (req) => {
       const id = parseIdParam(req.params);
-      const input = parse(changeAssignmentSchema, req.body);
+      const input = bodyOf(req);
       const { ctx, current } = await loadAssignment(req, id);
       const row = await changeRole(db(), ctx, current, input.role);
       return { assignment: presentAssignment(row) };

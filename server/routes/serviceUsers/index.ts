@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
   assignmentAnswerSchema,
@@ -12,13 +12,13 @@ import {
 } from '../../../common/schemas/settings';
 import { settingsDataSchema } from '../../../common/schemas/services';
 import { M } from '../../../common/messages';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { createUser } from '../../commands/createUser';
 import { findAssignment, findTenantUser, listActorRoles, listAssignments, listQuickTemplates, listTenantUsers } from '../../db/queries/settings';
 import { notFound } from '../../errors';
 import { presentService } from '../../presenters/services';
 import { presentActorRole, presentAssignment, presentQuickTemplate, presentTenantUser } from '../../presenters/settings';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { scope, serviceOf } from '../../plugins/context';
 import { managesAccess, requireActingAsSelf, requirePerson, requireTenant, decideCreatorScope } from '../../policies';
 import { assign, changeRole, removeAssignment } from './assignments';
@@ -90,7 +90,7 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     async (req, reply) => {
       const { id } = params(serviceParams, req.params);
       requirePerson(scope(req).actor);
-      const input = parse(assignUserSchema, req.body);
+      const input = bodyOf(req);
       const ctx = await serviceOf(req, id, 'service.admin');
       const user = await findTenantUser(db(), ctx.tenantId, { id: input.userId });
       if (!user) throw notFound(SETTINGS_MESSAGES.userNotMember);
@@ -105,7 +105,7 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
     async (req) => {
       const p = params(userParams, req.params);
       requirePerson(scope(req).actor);
-      const input = parse(changeAssignmentSchema, req.body);
+      const input = bodyOf(req);
       const ctx = await serviceOf(req, p.id, 'service.admin');
       const current = await findAssignment(db(), ctx.tenantId, { serviceId: ctx.service.id, userId: p.userId });
       if (!current) throw notFound(SETTINGS_MESSAGES.assignmentNotFound);
@@ -137,10 +137,10 @@ export default async function serviceUserRoutes(app: FastifyInstance) {
       { 201: createdServiceUserSchema },
       { body: createServiceUserSchema, errors: { 409: M.emailTaken } },
     ),
-    async (req: FastifyRequest, reply) => {
+    async (req, reply) => {
       const { id } = params(serviceParams, req.params);
       requirePerson(scope(req).actor);
-      const input = parse(createServiceUserSchema, req.body);
+      const input = bodyOf(req);
       const ctx = await serviceOf(req, id, 'service.admin');
       // Creating a user of the tenant is a tenant right, which no service assignment gives.
       requireTenant(ctx.actor, 'tenant.users');

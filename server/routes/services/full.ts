@@ -9,7 +9,7 @@ import { acceptsGzip, etagMatches, FullCache, type EncodedBody, type VariantKey 
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 import { partsOf, withAspects, type FullParts } from './fullParts';
 import { fullServiceSchema } from '../../../common/schemas/services';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 
 const serviceDoc = documented('Services');
 

@@ -5,14 +5,14 @@ import { encodeCursor, isPaged, SERVICE_PAGE_DEFAULT, servicePageQuerySchema } f
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { loadService, reachableServices, rungOf, serviceListPermissions, tenantPermissions } from '../../policies';
-import { parse } from '../../validation';
+import { queryOf } from '../../validation';
 import { parsePathId } from '../../commands/serviceWrites';
 import serviceWriteRoutes from './writes';
 import fullServiceRoute from './full';
 import { StampedCache } from '../../db/writeStamps';
 import { headerPairs, type HotAnswer } from '../../plugins/hotReads';
 import { serviceAnswerSchema, serviceListSchema } from '../../../common/schemas/services';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 
 const serviceDoc = documented('Services');
 
@@ -54,13 +54,13 @@ export default async function serviceRoutes(app: FastifyInstance) {
     '/services',
     serviceDoc(
       "The tenant's services by name (archived ones with includeArchived, for those who may see them) and what the caller may do on each; a page of them with search, limit or after",
-      'catalog.view',
+      'member (the services the caller reaches; archived ones with services.showArchived)',
       { 200: serviceListSchema },
       { query: listQuery },
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
-      const query = parse(listQuery, req.query);
+      const query = queryOf(req);
       const db = app.database.db;
       // Only those who may see archived services get them; for everyone else the flag is ignored.
       const includeArchived = query.includeArchived && tenantPermissions(actor).canShowArchived;

@@ -6,14 +6,14 @@ import { insertService, lockService, updateService, type ServiceChanges } from '
 import { presentService } from '../../presenters/services';
 import { scope, type Actor } from '../../plugins/context';
 import { loadService, requireTenant } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf } from '../../validation';
 import { conflict, notFound } from '../../errors';
 import { writeAudit } from '../../commands/audit';
 import { loadWritableService, parsePathId } from '../../commands/serviceWrites';
 import { sanitizeRichText } from '../../content/sanitize';
 import { validateIcon } from '../../content/icon';
 import { serviceAnswerSchema } from '../../../common/schemas/services';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 
 const serviceDoc = documented('Services');
 
@@ -39,7 +39,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
     ),
     async (req, reply) => {
       const { actor, tenantId } = scope(req);
-      const input = parse(createServiceSchema, req.body);
+      const input = bodyOf(req);
       requireTenant(actor, 'tenant.services');
       const iconUrl = input.iconUrl ? validateIcon(input.iconUrl) : null;
       const service = await db.transaction(async (tx) => {
@@ -61,7 +61,7 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
   );
 
   /** Edits the details and the timeline; the slug never changes (a slug in the body is ignored). */
-  app.put<IdParams>(
+  app.put(
     '/services/:id',
     serviceDoc('Edit the details and the timeline (the slug never changes)', 'service.settings', one, {
       body: updateServiceSchema,
@@ -69,8 +69,8 @@ export default async function serviceWriteRoutes(app: FastifyInstance) {
     }),
     async (req) => {
       const { actor, tenantId } = scope(req);
-      const id = parsePathId(req.params.id);
-      const input = parse(updateServiceSchema, req.body);
+      const id = parsePathId((req.params as IdParams['Params']).id);
+      const input = bodyOf(req);
       await loadService(db, actor, tenantId, id, 'service.settings');
       const changes: ServiceChanges = { name: input.name };
       if (input.description !== undefined) changes.description = sanitizeRichText(input.description);

@@ -1,7 +1,7 @@
 import { seesPrivate, seesSnapshot } from '../../policies';
 import type { FastifyInstance } from 'fastify';
 import { createSnapshotSchema, snapshotListSchema } from '../../../common/schemas/settings';
-import { documented } from '../../openapi';
+import { documented } from '../../routeDoc';
 import { freezeCatalog, takeSnapshot } from '../../commands/takeSnapshot';
 import { findSnapshot, listSnapshots, type SnapshotRow } from '../../db/queries/settings';
 import { compareCatalogs, publicPart, summarizeDiff, type FrozenCatalog } from '../../../common/catalogDiff';
@@ -9,7 +9,7 @@ import { compareQuerySchema, snapshotAnswerSchema, snapshotComparisonSchema } fr
 import { notFound } from '../../errors';
 import { scope, serviceOf } from '../../plugins/context';
 import { presentSnapshot, presentSnapshotSummary } from '../../presenters/settings';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 import { SNAPSHOT_LIST_CAP, snapshotPageQuerySchema } from '../../../common/schemas/paging';
 import { parseIdParam } from '../../commands/serviceWrites';
 import { nextBefore } from '../../presenters/paging';
@@ -33,7 +33,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const ctx = await serviceOf(req, parseIdParam(req.params), 'catalog.view');
-      const query = parse(snapshotPageQuerySchema, req.query);
+      const query = queryOf(req);
       // Without `limit`, every snapshot up to the cap (decision 0114).
       const limit = query.limit ?? SNAPSHOT_LIST_CAP;
       const rows = await listSnapshots(db(), ctx.tenantId, ctx.service.id, {
@@ -61,7 +61,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
     ),
     async (req) => {
       const { tenantId } = scope(req);
-      const query = parse(compareQuerySchema, req.query);
+      const query = queryOf(req);
       const from = await findSnapshot(db(), tenantId, query.from);
       if (!from) throw notFound();
       const ctx = await serviceOf(req, from.serviceId, 'catalog.view');
@@ -122,7 +122,7 @@ export default async function snapshotRoutes(app: FastifyInstance) {
       { body: createSnapshotSchema },
     ),
     async (req, reply) => {
-      const input = parse(createSnapshotSchema, req.body);
+      const input = bodyOf(req);
       const { service, actor } = await serviceOf(req, input.serviceId, 'service.settings');
       const row = await takeSnapshot(
         db(),

@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { M } from '../../../common/messages';
 import { createTenantSchema, tenantAnswerSchema, tenantListSchema, updateTenantSchema } from '../../../common/schemas/tenants';
-import { documented, type RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 import { ADMIN_MESSAGES, idParamSchema } from '../../../common/schemas/users';
 import { conflict, notFound } from '../../errors';
 import { insertTenant, listTenants, lockTenant, renameTenant, setTenantArchived } from '../../db/queries/tenants';
 import { presentTenant } from '../../presenters/users';
 import { requireActor } from '../../plugins/context';
 import { requirePlatform } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { deleteTenant } from '../../commands/deleteTenant';
 
@@ -30,13 +30,14 @@ export function tenantIdOf(req: FastifyRequest): string {
 /** Tenant management (super admin); these routes work across tenants and ignore the tenant header. */
 export default async function tenantRoutes(app: FastifyInstance) {
   const platform = documented('Tenants', { tenant: false });
-  const cross = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) => platform(summary, 'platform.manage', responses, extra);
+  const cross = <E extends Partial<RouteDoc> = object>(summary: string, responses: RouteDoc['responses'], extra?: E) =>
+    platform(summary, 'platform.manage', responses, extra);
   const one = { 200: tenantAnswerSchema };
 
   app.get('/tenants', cross('Every tenant, archived ones with includeArchived', { 200: tenantListSchema }, { query: listQuery }), async (req) => {
     const actor = requireActor(req);
     requirePlatform(actor);
-    const query = parse(listQuery, req.query);
+    const query = queryOf(req);
     const rows = await listTenants(app.database.db, { includeArchived: query.includeArchived });
     return { tenants: rows.map(presentTenant) };
   });
@@ -47,7 +48,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
     async (req, reply) => {
       const actor = requireActor(req);
       requirePlatform(actor);
-      const input = parse(createTenantSchema, req.body);
+      const input = bodyOf(req);
       const tenant = await app.database.db.transaction(async (tx) => {
         const row = await insertTenant(tx, input);
         if (!row) throw conflict(M.tenantSlugTaken);
@@ -62,7 +63,7 @@ export default async function tenantRoutes(app: FastifyInstance) {
     const actor = requireActor(req);
     requirePlatform(actor);
     const id = tenantIdOf(req);
-    const input = parse(updateTenantSchema, req.body);
+    const input = bodyOf(req);
     const tenant = await app.database.db.transaction(async (tx) => {
       const current = await lockTenant(tx, id);
       if (!current) throw notFound(ADMIN_MESSAGES.tenantNotFound);

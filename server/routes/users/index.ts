@@ -10,10 +10,10 @@ import {
   userAnswerSchema,
 } from '../../../common/schemas/users';
 import { M } from '../../../common/messages';
-import { documented, type RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 
 const tenantUsers = documented('Tenant users');
-const doc = (summary: string, responses: RouteDoc['responses'], extra?: Partial<RouteDoc>) =>
+const doc = <E extends Partial<RouteDoc> = object>(summary: string, responses: RouteDoc['responses'], extra?: E) =>
   tenantUsers(summary, 'tenant.users (a person, never an API token)', responses, extra);
 import { notFound } from '../../errors';
 import { deleteUser, findTenantUser, listTenantUsers, pageTenantPeople, removeFromTenant, setMembershipRole } from '../../db/queries/admin';
@@ -24,7 +24,7 @@ import { presentTenantListUser } from '../../presenters/invitations';
 import { presentUser } from '../../presenters/users';
 import { scope } from '../../plugins/context';
 import { requireAccessManager, requireActingAsSelf, requireMayChangeRole, requireMayRemoveUser, decideCreatorScope } from '../../policies';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 import { writeAudit } from '../../commands/audit';
 import { createUser, presentInvitationAsUser } from '../../commands/createUser';
 import { withdrawInvitation } from '../../commands/invitations';
@@ -46,7 +46,7 @@ export default async function userRoutes(app: FastifyInstance) {
     async (req) => {
       const { actor, tenantId } = scope(req);
       requireAccessManager(actor);
-      const query = parse(userPageQuerySchema, req.query);
+      const query = queryOf(req);
       if (isPaged(query)) return pageOfUsers(tenantId, scope(req).tenant, query);
       const [members, invitations] = await Promise.all([listTenantUsers(db(), tenantId), listTenantInvitations(db(), tenantId)]);
       // A person with a pending invitation is listed as the invitation, with what the admin entered,
@@ -94,7 +94,7 @@ export default async function userRoutes(app: FastifyInstance) {
       const { actor } = scope(req);
       requireAccessManager(actor);
       requireActingAsSelf(actor);
-      const input = parse(createTenantUserSchema, req.body);
+      const input = bodyOf(req);
       // An account outside the tenant is invited, with the same answer as a new one (decision 0110).
       const { user } = await createUser(db(), { actor, scope: decideCreatorScope(actor), tenant: scope(req).tenant, input, asInvitation: true });
       return reply.status(201).send({ user: presentUser(user, user.tenantName) });
@@ -114,7 +114,7 @@ export default async function userRoutes(app: FastifyInstance) {
       if (!parsed.success) throw notFound(ADMIN_MESSAGES.userNotFound);
       const id = parsed.data.id;
       requireMayChangeRole(actor, { id });
-      const { role } = parse(memberRoleChangeSchema, req.body);
+      const { role } = bodyOf(req);
       const invitation = await findTenantInvitation(db(), tenantId, id);
       if (invitation) {
         await db().transaction(async (tx) => {

@@ -10,7 +10,7 @@ import {
   webhookViewSchema,
 } from '../../../common/schemas/integrations';
 import { DELIVERY_PAGE_DEFAULT, deliveryPageQuerySchema } from '../../../common/schemas/paging';
-import type { RouteDoc } from '../../openapi';
+import { documented, type RouteDoc } from '../../routeDoc';
 import { writeAudit } from '../../commands/audit';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, requeueDelivery, updateWebhook } from '../../db/queries/integrations';
 import { conflict, invalid, notFound } from '../../errors';
@@ -21,7 +21,7 @@ import { refuseUrl } from '../../integrations/targets';
 import { scope } from '../../plugins/context';
 import { requireActingAsSelf, requireIntegrationManager } from '../../policies';
 import { presentDelivery, presentWebhook } from '../../presenters/integrations';
-import { parse } from '../../validation';
+import { bodyOf, queryOf } from '../../validation';
 import { nextBefore } from '../../presenters/paging';
 
 const M = INTEGRATION_MESSAGES;
@@ -52,9 +52,8 @@ export default async function webhookRoutes(app: FastifyInstance) {
   const tags = ['Webhooks'];
   const capability = 'tenant.users (a person, never an API token)';
   const one = z.object({ webhook: webhookViewSchema });
-  const doc = (summary: string, responses: RouteDoc['responses'], extra: Partial<RouteDoc> = {}) => ({
-    config: { doc: { summary, capability, tags, responses, ...extra } },
-  });
+  const doc = <E extends Partial<RouteDoc> = object>(summary: string, responses: RouteDoc['responses'], extra?: E) =>
+    documented(tags[0]!)(summary, capability, responses, extra);
 
   app.post(
     '/webhooks',
@@ -67,7 +66,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
       requireActingAsSelf(actor);
-      const input = parse(createWebhookSchema, req.body);
+      const input = bodyOf(req);
       checkUrl(input.url);
       const secret = newWebhookSecret();
       const row = await db().transaction(async (tx) => {
@@ -102,7 +101,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
       const { id } = idsOf(req, M.webhookNotFound);
-      const input = parse(updateWebhookSchema, req.body);
+      const input = bodyOf(req);
       // A new destination or a new secret would outlast an impersonation as a new webhook would.
       if (input.url !== undefined || input.rotateSecret) requireActingAsSelf(actor);
       if (input.url !== undefined) checkUrl(input.url);
@@ -155,7 +154,7 @@ export default async function webhookRoutes(app: FastifyInstance) {
       const { actor, tenantId } = scope(req);
       requireIntegrationManager(actor);
       const { id } = idsOf(req, M.webhookNotFound);
-      const query = parse(deliveryPageQuerySchema, req.query);
+      const query = queryOf(req);
       if (!(await findWebhook(db(), tenantId, id))) throw notFound(M.webhookNotFound);
       const limit = query.limit ?? DELIVERY_PAGE_DEFAULT;
       const rows = await listDeliveries(db(), tenantId, id, { before: query.before, limit });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import type { RegisteredRoute } from '../../app';
+import type { RegisteredRoute } from '../../routeDoc';
 import { services, tenants } from '../../db/schema';
 import { buildTestApp, call, type TestApp } from '../app';
 import { assignServiceRole, createTenant } from '../factories';

@@ -1,6 +1,6 @@
 import { higherRole } from '../../../common/roles';
 import { PERMISSIONS } from '../../policies';
-import type { RegisteredRoute } from '../../app';
+import type { RegisteredRoute } from '../../routeDoc';
 import { PEOPLE_ROUTES, type RouteRule } from './routeTable';
 import type { ActorName, IsolationWorld } from './world';
 
