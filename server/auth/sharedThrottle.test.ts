@@ -30,7 +30,7 @@ let unique = 0;
 /** An account of its own for each test, so the tests of one store never share keys. */
 const account = () => `user-${process.pid}-${Date.now()}-${unique++}@example.com`;
 /** An address of its own for each test: Redis keeps its counts from one run to the next. */
-const address = () => `10.${unique % 250}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+const address = () => `127.${unique % 250}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 function behaviour(name: string, limitersOf: () => LimiterFactory) {
   describe(`shared sign-in throttle on ${name}`, () => {

@@ -48,7 +48,7 @@ async function scalar(url: string, text: string): Promise<number> {
 }
 
 /** An address of its own for each check and run: Redis keeps its counts from one run to the next. */
-const address = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+const address = () => `127.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
 
 /** Starts the processes all at once; every one must come up (a failed start fails the round). */
 async function startTogether(databaseUrl: string, redisUrl = ''): Promise<RunningServer[]> {
